@@ -1,0 +1,203 @@
+package io.hotkeeper.engine.hash;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.util.Objects;
+
+/**
+ * A keyed 64-bit hash over byte strings, with allocation-free entry points for {@code long}, {@code byte[]}
+ * ranges, {@code CharSequence} (hashed as its UTF-8 bytes) and {@link MemorySegment} slices.
+ *
+ * <p>Key identity is the byte string: {@code hash(long k)} equals the hash of the 8 little-endian bytes of
+ * {@code k}, and {@code hash(CharSequence s)} equals the hash of {@code s.toString().getBytes(UTF_8)} (unpaired
+ * surrogates become {@code '?'}, as in {@link String#getBytes(java.nio.charset.Charset)}).
+ *
+ * <p>Threads: any; instances are immutable. Progress: wait-free, O(key length), no allocation.
+ */
+/*
+ * Design. A wyhash-style multiply-fold: each 8-byte little-endian word w is absorbed as
+ * h = mum(w ^ k1 ^ P0, h ^ P1), where mum(a, b) folds the 128-bit product a*b into 64 bits (lo ^ hi). The
+ * 0..7 trailing bytes and the length are absorbed by a final mum and an xor-shift-multiply avalanche, so the
+ * low bits (bucket index), middle bits (fingerprint) and high bits (spare) all depend on every input bit.
+ * The 128-bit key (k0, k1) comes from SecureRandom per instance unless a seed is given; it makes bucket
+ * placement, fingerprints and eviction draws unpredictable to anyone who does not know it (docs/theory.md).
+ * This is not a cryptographic MAC: it resists blind hash flooding, not an attacker who can observe outputs
+ * and run chosen-input analysis at scale.
+ */
+public final class KeyHasher {
+    private static final long P0 = 0xa0761d6478bd642fL;
+    private static final long P1 = 0xe7037ed1a0b428dbL;
+    private static final long P2 = 0x8ebc6af09c88c6e3L;
+    private static final long P3 = 0x589965cc75374cc3L;
+    private static final long GOLDEN = 0x9e3779b97f4a7c15L;
+
+    private static final VarHandle LONGS_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong SEGMENT_LONG_LE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final long k0;
+    private final long k1;
+
+    private KeyHasher(long k0, long k1) {
+        this.k0 = k0;
+        this.k1 = k1;
+    }
+
+    /** A hasher keyed from {@link SecureRandom}. Threads: any. Progress: blocking (entropy source). */
+    public static KeyHasher selfSeeded() {
+        SecureRandom random = new SecureRandom();
+        return new KeyHasher(random.nextLong(), random.nextLong());
+    }
+
+    /**
+     * A hasher keyed deterministically from {@code seed}: equal seeds give equal hashes in every process.
+     * Threads: any. Progress: wait-free.
+     */
+    public static KeyHasher seeded(long seed) {
+        long a = splitMix(seed);
+        return new KeyHasher(a, splitMix(a));
+    }
+
+    /** The 64-bit hash of the 8 little-endian bytes of {@code key}. Threads: any. Progress: wait-free. */
+    public long hash(long key) {
+        return finish(absorb(k0, key), 0L, Long.BYTES);
+    }
+
+    /** The hash of {@code key}. Threads: any. Progress: wait-free. */
+    public long hash(byte[] key) {
+        return hash(key, 0, key.length);
+    }
+
+    /**
+     * The hash of {@code key[offset, offset + length)}.
+     *
+     * <p>Threads: any (the caller keeps the range stable during the call). Progress: wait-free.
+     *
+     * @throws IndexOutOfBoundsException if the range is outside the array
+     */
+    public long hash(byte[] key, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, key.length);
+        long h = k0;
+        int i = offset;
+        int end = offset + length;
+        for (; i + Long.BYTES <= end; i += Long.BYTES) {
+            h = absorb(h, (long) LONGS_LE.get(key, i));
+        }
+        long tail = 0;
+        for (int shift = 0; i < end; i++, shift += 8) {
+            tail |= (key[i] & 0xFFL) << shift;
+        }
+        return finish(h, tail, length);
+    }
+
+    /**
+     * The hash of the bytes of {@code key}. The slice is read with unaligned little-endian loads.
+     *
+     * <p>Threads: any (the caller keeps the bytes stable during the call). Progress: wait-free.
+     */
+    public long hash(MemorySegment key) {
+        return hash(key, 0, key.byteSize());
+    }
+
+    /**
+     * The hash of {@code key[offset, offset + length)}.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     *
+     * @throws IndexOutOfBoundsException if the range is outside the segment
+     */
+    public long hash(MemorySegment key, long offset, long length) {
+        Objects.checkFromIndexSize(offset, length, key.byteSize());
+        long h = k0;
+        long i = offset;
+        long end = offset + length;
+        for (; i + Long.BYTES <= end; i += Long.BYTES) {
+            h = absorb(h, key.get(SEGMENT_LONG_LE, i));
+        }
+        long tail = 0;
+        for (int shift = 0; i < end; i++, shift += 8) {
+            tail |= (key.get(ValueLayout.JAVA_BYTE, i) & 0xFFL) << shift;
+        }
+        return finish(h, tail, length);
+    }
+
+    /**
+     * The hash of the UTF-8 encoding of {@code key}, computed without encoding it into a buffer.
+     *
+     * <p>Threads: any (the caller keeps the sequence stable during the call). Progress: wait-free.
+     */
+    public long hash(CharSequence key) {
+        long h = k0;
+        long word = 0;
+        int filled = 0;
+        long length = 0;
+        int n = key.length();
+        for (int i = 0; i < n; i++) {
+            char c = key.charAt(i);
+            int encoded;
+            int bytes;
+            if (c < 0x80) {
+                encoded = c;
+                bytes = 1;
+            } else if (c < 0x800) {
+                encoded = (0xC0 | (c >>> 6)) | ((0x80 | (c & 0x3F)) << 8);
+                bytes = 2;
+            } else if (Character.isSurrogate(c)) {
+                char low;
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(low = key.charAt(i + 1))) {
+                    int cp = Character.toCodePoint(c, low);
+                    i++;
+                    encoded = (0xF0 | (cp >>> 18))
+                            | ((0x80 | ((cp >>> 12) & 0x3F)) << 8)
+                            | ((0x80 | ((cp >>> 6) & 0x3F)) << 16)
+                            | ((0x80 | (cp & 0x3F)) << 24);
+                    bytes = 4;
+                } else {
+                    encoded = '?';
+                    bytes = 1;
+                }
+            } else {
+                encoded = (0xE0 | (c >>> 12)) | ((0x80 | ((c >>> 6) & 0x3F)) << 8) | ((0x80 | (c & 0x3F)) << 16);
+                bytes = 3;
+            }
+            for (int b = 0; b < bytes; b++) {
+                word |= ((encoded >>> (b * 8)) & 0xFFL) << (filled * 8);
+                if (++filled == Long.BYTES) {
+                    h = absorb(h, word);
+                    word = 0;
+                    filled = 0;
+                }
+            }
+            length += bytes;
+        }
+        return finish(h, word, length);
+    }
+
+    private long absorb(long h, long word) {
+        return mum(word ^ k1 ^ P0, h ^ P1);
+    }
+
+    private long finish(long h, long tail, long length) {
+        long x = mum(tail ^ k1 ^ P2, h ^ (length * GOLDEN) ^ P3);
+        x ^= x >>> 29;
+        x *= P1;
+        return x ^ (x >>> 32);
+    }
+
+    private static long mum(long a, long b) {
+        return (a * b) ^ Math.unsignedMultiplyHigh(a, b);
+    }
+
+    /** SplitMix64 finalizer: a bijective 64-bit mixer. Threads: any. Progress: wait-free. */
+    public static long splitMix(long x) {
+        long z = x + GOLDEN;
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,126 @@
+package io.hotkeeper.engine.lottery;
+
+import io.hotkeeper.engine.hash.KeyHasher;
+
+/**
+ * The phase-3 eviction lottery: a challenger chips the weakest occupant of a full bucket down by one with
+ * probability {@code b^-count}.
+ *
+ * <p>With the default base {@code b = 2} a draw wins iff it has at least {@code count} trailing zero bits, as in
+ * the reference design. Any other base (the HeavyKeeper paper's 1.08; RedisBloom's {@code decay} d is
+ * {@code b = 1/d}) uses a precomputed table of unsigned thresholds, {@code threshold[c] = floor(b^-c * 2^64)}:
+ * a draw wins iff it is unsigned-below the threshold. Counts past the table's end (where {@code b^-c < 2^-64})
+ * never lose to a challenger.
+ *
+ * <p>Threads: any; instances are immutable. Progress: wait-free.
+ */
+/*
+ * Every draw folds a fresh, never-repeating salt value into the challenger's spare hash bits through a
+ * bijective mixer keyed per instance: for a fixed challenger, distinct salts give distinct draws, so the same
+ * challenger meeting the same victim never replays a losing (or winning) draw, and an adversary who knows the
+ * hash cannot precompute outcomes (docs/decisions/salt.md, docs/theory.md).
+ */
+public final class DecayLottery {
+    /** The reference design's base. */
+    public static final double DEFAULT_BASE = 2.0;
+    /** Smallest accepted base (exclusive). */
+    public static final double MIN_BASE = 1.0;
+    /** Largest accepted base. */
+    public static final double MAX_BASE = 1024.0;
+
+    private static final double TWO_POW_64 = 0x1p64;
+
+    private final double base;
+    private final long drawKey;
+    /** Unsigned thresholds indexed by count, or {@code null} for base 2 (trailing-zeros test). */
+    private final long[] thresholds;
+
+    /**
+     * A lottery with base {@code base} whose draws are keyed by {@code drawKey}.
+     *
+     * @throws IllegalArgumentException if {@code base} is not in (1, 1024]
+     */
+    public DecayLottery(double base, long drawKey) {
+        if (!(base > MIN_BASE && base <= MAX_BASE)) {
+            throw new IllegalArgumentException("decayBase=" + base + ": must be > " + MIN_BASE + " and <= " + MAX_BASE);
+        }
+        this.base = base;
+        this.drawKey = drawKey;
+        this.thresholds = base == DEFAULT_BASE ? null : thresholds(base);
+    }
+
+    private static long[] thresholds(double base) {
+        int n = 1;
+        while (Math.pow(base, -n) * TWO_POW_64 >= 1.0) {
+            n++;
+        }
+        long[] table = new long[n];
+        for (int c = 0; c < n; c++) {
+            double p = Math.pow(base, -c);
+            // p * 2^64 in [1, 2^64]; c = 0 (p = 1) saturates to "always wins".
+            table[c] = c == 0 ? -1L : toUnsigned(p * TWO_POW_64);
+        }
+        return table;
+    }
+
+    private static long toUnsigned(double v) {
+        if (v >= 0x1p63) {
+            return (long) (v - 0x1p63) + Long.MIN_VALUE;
+        }
+        return (long) v;
+    }
+
+    /** The decay base b. Threads: any. Progress: wait-free. */
+    public double base() {
+        return base;
+    }
+
+    /**
+     * The draw of a challenger with spare bits {@code spare} and salt value {@code salt}: a bijection of the salt
+     * for a fixed challenger. Threads: any. Progress: wait-free.
+     */
+    public long draw(long spare, long salt) {
+        return KeyHasher.splitMix(salt ^ drawKey ^ (spare * 0xc2b2ae3d27d4eb4fL));
+    }
+
+    /** Whether {@code draw} wins against an occupant holding {@code count >= 1}. Threads: any. Progress: wait-free. */
+    public boolean wins(long draw, long count) {
+        long[] t = thresholds;
+        if (t == null) {
+            return Long.numberOfTrailingZeros(draw) >= count;
+        }
+        return count < t.length && Long.compareUnsigned(draw, t[(int) count]) < 0;
+    }
+
+    /** The probability that a single draw wins against {@code count}. Threads: any. Progress: wait-free. */
+    public double winProbability(long count) {
+        if (thresholds == null) {
+            return count > 64 ? 0.0 : Math.scalb(1.0, (int) -count);
+        }
+        return count < thresholds.length ? Math.pow(base, -count) : 0.0;
+    }
+
+    /**
+     * The number of independent trials, up to and including the first win, against {@code count}, sampled from
+     * the geometric distribution with one draw; {@link Long#MAX_VALUE} if a win is impossible. This is how a
+     * weighted challenge of weight w costs O(log w) draws instead of w.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public long trialsToFirstWin(long draw, long count) {
+        double p = winProbability(count);
+        if (p <= 0.0) {
+            return Long.MAX_VALUE;
+        }
+        if (p >= 1.0) {
+            return 1;
+        }
+        // u uniform in (0, 1]: 53 random bits, never 0.
+        double u = ((draw >>> 11) + 1) * 0x1p-53;
+        double trials = Math.ceil(Math.log(u) / Math.log1p(-p));
+        if (!(trials < 0x1p62)) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(1L, (long) trials);
+    }
+}

@@ -1,0 +1,68 @@
+package io.hotkeeper.engine.salt;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The never-repeating eviction salt: every phase-3 draw takes a fresh value.
+ *
+ * <p>Shard {@code i} of {@code n} emits {@code i, i + n, i + 2n, ...}; the residue classes mod n are disjoint, so
+ * no two shards ever emit the same value, and each shard's own sequence strictly increases. With one shard this
+ * is the plain counter 0, 1, 2, ... A value could only repeat after 2^64 / n draws from one shard (over 500
+ * years at 10^9 draws per second).
+ *
+ * <p>Happens-before: none is promised between draws; only atomicity of each getAndAdd matters, which is what
+ * makes values unique. Threads: any. Progress: wait-free ({@code lock xadd} on x86; a CAS loop on LL/SC
+ * machines is lock-free).
+ */
+public final class EvictionSalt {
+    /** Coordinates (MemorySegment, long byteOffset); aligned JAVA_LONG, so every access mode is available. */
+    private static final VarHandle COUNTER = ValueLayout.JAVA_LONG.varHandle();
+
+    private final MemorySegment region;
+    private final int shards;
+    private final int shardMask;
+
+    /**
+     * A salt with {@code shards} counters (a power of two in 1..32) in a segment from {@code arena}, which owns
+     * and frees it.
+     *
+     * @throws IllegalArgumentException if {@code shards} is not a power of two in 1..32
+     */
+    public EvictionSalt(Arena arena, int shards) {
+        if (shards < 1 || shards > SaltLayout.MAX_SHARDS || Integer.bitCount(shards) != 1) {
+            throw new IllegalArgumentException("saltShards=" + shards + ": must be a power of two in 1.."
+                    + SaltLayout.MAX_SHARDS);
+        }
+        this.shards = shards;
+        this.shardMask = shards - 1;
+        this.region = arena.allocate(SaltLayout.segmentBytes(shards), SaltLayout.ALIGNMENT);
+        for (int i = 0; i < shards; i++) {
+            // Plain stores: the segment is published to other threads by the final field of the owning instance.
+            COUNTER.set(region, SaltLayout.counterOffset(i), (long) i);
+        }
+    }
+
+    /** Number of counters. Threads: any. Progress: wait-free. */
+    public int shards() {
+        return shards;
+    }
+
+    /**
+     * A fresh salt value, from the shard picked by the low bits of {@code spare}.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public long next(long spare) {
+        long offset = SaltLayout.counterOffset((int) spare & shardMask);
+        // Volatile getAndAdd: atomicity is the whole contract; on x86 every RMW mode is the same lock xadd.
+        return (long) COUNTER.getAndAdd(region, offset, (long) shards);
+    }
+
+    /** Shard {@code shard}'s next value, without taking it (tests and diagnostics). Threads: any. Progress: wait-free. */
+    public long peek(int shard) {
+        return (long) COUNTER.getOpaque(region, SaltLayout.counterOffset(shard));
+    }
+}

@@ -1,0 +1,51 @@
+package io.hotkeeper.engine.salt;
+
+/**
+ * The off-heap layout of the eviction salt: one or more 64-bit counters, each alone in a 128-byte region.
+ *
+ * <pre>
+ *  salt segment, 128-byte aligned, shards * 128 bytes
+ *  0         8                                          128        136                   256
+ *  +---------+------------------------------------------+----------+---------------------+---
+ *  | counter | padding (120 bytes, never written)       | counter  | padding             | ...
+ *  | shard 0 |                                          | shard 1  |                     |
+ *  +---------+------------------------------------------+----------+---------------------+---
+ *  shard i starts at i and advances by shards: it emits i, i + shards, i + 2*shards, ... (residue class i).
+ * </pre>
+ *
+ * <p>128 bytes, not 64: the adjacent-line prefetcher fetches lines in pairs, so a neighbour one line away still
+ * shares traffic with the counter.
+ */
+public final class SaltLayout {
+    /** Bytes of one shard's region. */
+    public static final int REGION_BYTES = 128;
+    /** Offset of the counter inside its region. */
+    public static final int COUNTER_OFFSET = 0;
+    /** Alignment of the salt segment. */
+    public static final int ALIGNMENT = 128;
+    /** Most shards in sharded mode. */
+    public static final int MAX_SHARDS = 32;
+
+    private SaltLayout() {
+    }
+
+    /** Byte offset of shard {@code shard}'s counter. */
+    public static long counterOffset(int shard) {
+        return (long) shard * REGION_BYTES + COUNTER_OFFSET;
+    }
+
+    /** Bytes for {@code shards} shards. */
+    public static long segmentBytes(int shards) {
+        return (long) shards * REGION_BYTES;
+    }
+
+    /**
+     * The sharded mode's shard count for {@code processors}: rounded up to a power of two, capped at
+     * {@link #MAX_SHARDS}.
+     */
+    public static int shardsFor(int processors) {
+        int p = Math.max(1, processors);
+        int pow2 = Integer.highestOneBit(p) == p ? p : Integer.highestOneBit(p) << 1;
+        return Math.min(MAX_SHARDS, pow2);
+    }
+}

@@ -1,0 +1,44 @@
+package io.hotkeeper.engine.stats;
+
+/**
+ * The off-heap layout of the per-worker stats stripes.
+ *
+ * <pre>
+ *  stats segment, 128-byte aligned, stripes * 128 bytes
+ *  stripe j at j * 128:
+ *  0           8        16                 24             32               40             48          128
+ *  +-----------+--------+------------------+--------------+----------------+--------------+------------+
+ *  | refreshes | claims | evictionAttempts | evictionWins | replacements   | saturations  | padding    |
+ *  +-----------+--------+------------------+--------------+----------------+--------------+------------+
+ *  stripes 0 .. exclusive-1: one writer each (a platform thread's id); plain load + opaque store.
+ *  stripes exclusive .. end: shared by tickets that several threads use; atomic getAndAdd.
+ * </pre>
+ */
+public final class StatsLayout {
+    /** Bytes of one stripe: two cache lines, so neighbours never share a prefetched pair. */
+    public static final int STRIPE_BYTES = 128;
+    /** Alignment of the stats segment. */
+    public static final int ALIGNMENT = 128;
+    /** Offset of the refresh counter (phase 1). */
+    public static final int REFRESHES = 0;
+    /** Offset of the claim counter (phase 2). */
+    public static final int CLAIMS = 8;
+    /** Offset of the eviction-draw counter (phase 3 draws). */
+    public static final int EVICTION_ATTEMPTS = 16;
+    /** Offset of the won-draw counter (the occupant was chipped down). */
+    public static final int EVICTION_WINS = 24;
+    /** Offset of the replacement counter (the occupant reached zero and the challenger took the slot). */
+    public static final int REPLACEMENTS = 32;
+    /** Offset of the saturation counter (an increment stopped at the maximum count). */
+    public static final int SATURATIONS = 40;
+    /** Number of counters per stripe. */
+    public static final int COUNTERS = 6;
+
+    private StatsLayout() {
+    }
+
+    /** Byte offset of stripe {@code stripe}. */
+    public static long stripeOffset(int stripe) {
+        return (long) stripe * STRIPE_BYTES;
+    }
+}

@@ -1,0 +1,86 @@
+package io.hotkeeper.engine.stats;
+
+import io.hotkeeper.engine.worker.Workers;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Per-worker operation counters in native memory, summed on read. No counter is shared by all writers.
+ *
+ * <p>A <em>handle</em> names a stripe for one call: the stripe's byte offset, with bit 0 set when the stripe may
+ * have several writers. Exclusive stripes are updated with a plain load and an opaque store (one writer; the
+ * opaque store is never torn and becomes visible to readers without a fence). Shared stripes use
+ * {@code getAndAdd}. Readers use opaque loads: counts are exact once writers are quiescent and never torn, but
+ * a read concurrent with updates is a sum of per-stripe values taken at slightly different moments.
+ *
+ * <p>Threads: any. Progress: wait-free.
+ */
+public final class StatsStripes {
+    /** Coordinates (MemorySegment, long byteOffset). */
+    private static final VarHandle COUNTER = ValueLayout.JAVA_LONG.varHandle();
+    private static final long SHARED_BIT = 1L;
+
+    private final MemorySegment region;
+    private final int exclusiveStripes;
+    private final int sharedMask;
+
+    /**
+     * Stripes for up to {@code exclusiveStripes} exclusive writers plus {@code sharedStripes} shared stripes
+     * (a power of two), allocated in {@code arena}.
+     */
+    public StatsStripes(Arena arena, int exclusiveStripes, int sharedStripes) {
+        if (Integer.bitCount(sharedStripes) != 1) {
+            throw new IllegalArgumentException("sharedStripes=" + sharedStripes + ": must be a power of two");
+        }
+        this.exclusiveStripes = exclusiveStripes;
+        this.sharedMask = sharedStripes - 1;
+        this.region = arena.allocate((long) (exclusiveStripes + sharedStripes) * StatsLayout.STRIPE_BYTES,
+                StatsLayout.ALIGNMENT);
+    }
+
+    /** The handle for a worker ticket (see {@link Workers}). Threads: any. Progress: wait-free. */
+    public long handle(int ticket) {
+        int id = Workers.id(ticket);
+        if (!Workers.isShared(ticket) && id < exclusiveStripes) {
+            return StatsLayout.stripeOffset(id);
+        }
+        if (Workers.isShared(ticket) && id < exclusiveStripes) {
+            // A carrier's own stripe, written by its virtual threads in turn: atomic updates.
+            return StatsLayout.stripeOffset(id) | SHARED_BIT;
+        }
+        return StatsLayout.stripeOffset(exclusiveStripes + (id & sharedMask)) | SHARED_BIT;
+    }
+
+    /** The calling thread's handle. Threads: any. Progress: wait-free after the thread's first call. */
+    public long currentHandle() {
+        return handle(Workers.current());
+    }
+
+    /**
+     * Adds {@code delta} to counter {@code counterOffset} (a {@link StatsLayout} constant) of the stripe named by
+     * {@code handle}. Threads: the handle's owner for an exclusive handle; any for a shared one. Progress:
+     * wait-free.
+     */
+    public void add(long handle, int counterOffset, long delta) {
+        long offset = (handle & ~SHARED_BIT) + counterOffset;
+        if ((handle & SHARED_BIT) == 0) {
+            // Single writer: plain load of our own last store; opaque store pairs with the readers' opaque loads.
+            COUNTER.setOpaque(region, offset, (long) COUNTER.get(region, offset) + delta);
+        } else {
+            COUNTER.getAndAdd(region, offset, delta);
+        }
+    }
+
+    /** The sum of counter {@code counterOffset} over all stripes. Threads: any. Progress: wait-free. */
+    public long sum(int counterOffset) {
+        long total = 0;
+        long stripes = region.byteSize() / StatsLayout.STRIPE_BYTES;
+        for (int s = 0; s < stripes; s++) {
+            total += (long) COUNTER.getOpaque(region, StatsLayout.stripeOffset(s) + counterOffset);
+        }
+        return total;
+    }
+}

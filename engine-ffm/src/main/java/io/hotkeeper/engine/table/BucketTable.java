@@ -1,0 +1,309 @@
+package io.hotkeeper.engine.table;
+
+import io.hotkeeper.engine.lottery.DecayLottery;
+import io.hotkeeper.engine.salt.EvictionSalt;
+import io.hotkeeper.engine.stats.StatsLayout;
+import io.hotkeeper.engine.stats.StatsStripes;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+import static io.hotkeeper.engine.table.TableLayout.BUCKET_SHIFT;
+import static io.hotkeeper.engine.table.TableLayout.MAX_COUNT;
+import static io.hotkeeper.engine.table.TableLayout.SLOTS_PER_BUCKET;
+import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
+
+/**
+ * The HeavyKeeper-family bucket table: the three phases of an observation over packed slot words in one
+ * off-heap segment.
+ *
+ * <p>Happens-before: a slot word written by a successful CAS (release) is seen whole by any later load of that
+ * slot; loads on the update path are opaque (atomic, never hoisted or fused), and no other data is published
+ * through a slot word yet, so nothing stronger is needed there. {@link #readSlotAcquire} pairs with the release
+ * CAS for readers that must also see what the writer did before it.
+ *
+ * <p>Threads: any number, concurrently. Progress: {@link #observe} is lock-free (a failed CAS means another
+ * thread's CAS on the same bucket succeeded); phase-3 retries are bounded; {@link #estimate} is wait-free.
+ */
+/*
+ * Design (HeavyKeeper, Gong et al., USENIX ATC'18 / ToN'19; HeavyGuardian, KDD'18; the salt decision,
+ * docs/decisions/salt.md):
+ *
+ *  1. One bucket is one cache line of 8 slots, so an observation reads one line and writes at most one word.
+ *  2. The scan is read-only: every slot is loaded once (opaque), and a write happens only when the state changes.
+ *     A lost lottery writes nothing to the table; a saturated count writes nothing at all. Under contention the
+ *     cost of an observation is the number of lines it writes, so every avoided store is a cache-line transfer
+ *     not made.
+ *  3. Phase 1 (refresh) adds the weight with one CAS, saturating at MAX_COUNT. Phase 2 (claim) CASes 0 -> word.
+ *     Phase 3 nominates the weakest occupant and draws against it with a fresh salt value; a won draw CASes the
+ *     occupant's count down by one, and at zero the challenger takes the slot with its remaining weight.
+ *  4. Slots never return to empty: a count only reaches zero in the same CAS that hands the slot to the
+ *     challenger. That monotonicity is what lets two racing claimants of one new key meet in the same slot
+ *     (the loser's CAS fails, its re-scan finds the winner's word and refreshes it).
+ *  5. Weighted observations: a refresh or claim adds the weight in one CAS. A challenge of weight w samples the
+ *     number of trials until the next won draw from the geometric distribution (one draw per decrement instead
+ *     of one per unit), so it costs O(log w) draws; all decrements land in one CAS.
+ */
+public final class BucketTable {
+    /** Coordinates (MemorySegment, long byteOffset); the segment is 128-byte aligned, so every mode is legal. */
+    private static final VarHandle SLOT = ValueLayout.JAVA_LONG.varHandle();
+    /** Phase-3 rounds after a lost CAS before the challenger is treated as having lost its draw. */
+    public static final int MAX_LOTTERY_ROUNDS = 8;
+
+    private final MemorySegment table;
+    private final long bucketMask;
+    private final int indexBits;
+    private final long fingerprintMask;
+    private final DecayLottery lottery;
+    private final EvictionSalt salt;
+    private final StatsStripes stats;
+
+    /**
+     * A zeroed table of {@code 2^indexBits} buckets in a segment from {@code arena}, which owns and frees it.
+     */
+    public BucketTable(Arena arena, int indexBits, DecayLottery lottery, EvictionSalt salt, StatsStripes stats) {
+        this(arena.allocate((long) TableLayout.BUCKET_BYTES << indexBits, TableLayout.TABLE_ALIGNMENT),
+                indexBits, lottery, salt, stats);
+    }
+
+    /** A table over an existing zeroed, 128-byte aligned segment of {@code 64 << indexBits} bytes. */
+    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
+                       StatsStripes stats) {
+        if (indexBits < TableLayout.MIN_INDEX_BITS || indexBits > TableLayout.MAX_INDEX_BITS) {
+            throw new IllegalArgumentException("indexBits=" + indexBits + ": must be in "
+                    + TableLayout.MIN_INDEX_BITS + ".." + TableLayout.MAX_INDEX_BITS);
+        }
+        if (table.byteSize() != (long) TableLayout.BUCKET_BYTES << indexBits
+                || table.address() % TableLayout.TABLE_ALIGNMENT != 0) {
+            throw new IllegalArgumentException("table segment: size=" + table.byteSize() + ", address="
+                    + table.address() + ": must be " + ((long) TableLayout.BUCKET_BYTES << indexBits)
+                    + " bytes, 128-byte aligned");
+        }
+        this.table = table;
+        this.indexBits = indexBits;
+        this.bucketMask = (1L << indexBits) - 1;
+        this.fingerprintMask = (1L << TableLayout.fingerprintBits(indexBits)) - 1;
+        this.lottery = lottery;
+        this.salt = salt;
+        this.stats = stats;
+    }
+
+    /** Number of buckets. Threads: any. Progress: wait-free. */
+    public long bucketCount() {
+        return bucketMask + 1;
+    }
+
+    /** Table bytes. Threads: any. Progress: wait-free. */
+    public long byteSize() {
+        return table.byteSize();
+    }
+
+    /** The segment (diagnostics, placement reports). Threads: any. Progress: wait-free. */
+    public MemorySegment segment() {
+        return table;
+    }
+
+    /** Byte offset of the bucket of {@code hash}. Threads: any. Progress: wait-free. */
+    public long bucketOffset(long hash) {
+        return (hash & bucketMask) << BUCKET_SHIFT;
+    }
+
+    /** Fingerprint of {@code hash}. Threads: any. Progress: wait-free. */
+    public long fingerprint(long hash) {
+        return (hash >>> indexBits) & fingerprintMask;
+    }
+
+    /**
+     * Records {@code weight >= 1} occurrences of the key with hash {@code hash} and returns its estimate after
+     * the update (0 if the key is not in the table afterwards).
+     *
+     * <p>Threads: any; {@code statsHandle} from {@link StatsStripes#currentHandle()} of the calling thread.
+     * Progress: lock-free.
+     */
+    public long observe(long hash, long weight, long statsHandle) {
+        long base = bucketOffset(hash);
+        long fp = fingerprint(hash);
+        int lotteryRounds = 0;
+        scan:
+        while (true) {
+            int empty = -1;
+            int weakest = -1;
+            long weakestWord = 0;
+            for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+                long offset = base + (long) s * SLOT_BYTES;
+                // Opaque: an atomic 64-bit load that the JIT may not hoist out of the retry loop.
+                long word = (long) SLOT.getOpaque(table, offset);
+                if (word == 0) {
+                    if (empty < 0) {
+                        empty = s;
+                    }
+                } else if (TableLayout.fingerprint(word) == fp) {
+                    long result = refresh(offset, word, weight, statsHandle);
+                    if (result >= 0) {
+                        return result;
+                    }
+                    // Lost the CAS: the bucket changed under us; scan again.
+                    continue scan;
+                } else if (weakest < 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
+                    weakest = s;
+                    weakestWord = word;
+                }
+            }
+            if (empty >= 0) {
+                long count = Math.min(weight, MAX_COUNT);
+                // Release CAS 0 -> word: pairs with readSlotAcquire. Fails only if another thread claimed it.
+                if (cas(base + (long) empty * SLOT_BYTES, 0L, TableLayout.word(fp, count))) {
+                    stats.add(statsHandle, StatsLayout.CLAIMS, 1);
+                    return count;
+                }
+                continue;
+            }
+            long result = challenge(base + (long) weakest * SLOT_BYTES, weakestWord, fp,
+                    TableLayout.spare(hash), weight, statsHandle);
+            if (result >= 0) {
+                return result;
+            }
+            if (++lotteryRounds >= MAX_LOTTERY_ROUNDS) {
+                return 0;
+            }
+        }
+    }
+
+    /**
+     * Strong CAS with release semantics: the new word and everything the writer did before it become visible to
+     * a reader that loads the word with acquire ({@link #readSlotAcquire}). Strong, because a spurious failure
+     * would cost a full re-scan of the bucket.
+     */
+    private boolean cas(long offset, long expected, long next) {
+        return (long) SLOT.compareAndExchangeRelease(table, offset, expected, next) == expected;
+    }
+
+    /** Phase 1. Returns the new count, or -1 if the CAS lost. */
+    private long refresh(long offset, long word, long weight, long statsHandle) {
+        long count = TableLayout.count(word);
+        if (count == MAX_COUNT) {
+            // Saturated: nothing changes, so nothing is written.
+            stats.add(statsHandle, StatsLayout.SATURATIONS, 1);
+            return MAX_COUNT;
+        }
+        boolean saturates = weight >= MAX_COUNT - count;
+        long next = saturates ? MAX_COUNT : count + weight;
+        if (!cas(offset, word, (word & ~TableLayout.COUNT_MASK) | next)) {
+            return -1;
+        }
+        stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+        if (saturates) {
+            stats.add(statsHandle, StatsLayout.SATURATIONS, 1);
+        }
+        return next;
+    }
+
+    /**
+     * Phase 3 against the slot at {@code offset} holding {@code victim}. Returns the challenger's estimate (0 when
+     * it did not take the slot), or -1 if the CAS lost and the caller should scan again.
+     */
+    private long challenge(long offset, long victim, long fp, long spare, long weight, long statsHandle) {
+        long count = TableLayout.count(victim);
+        long remaining = weight;
+        long decrements = 0;
+        long draws = 0;
+        long taken = 0;
+        while (true) {
+            long draw = lottery.draw(spare, salt.next(spare));
+            draws++;
+            long trials = weight == 1 ? (lottery.wins(draw, count) ? 1 : Long.MAX_VALUE)
+                    : lottery.trialsToFirstWin(draw, count);
+            if (trials > remaining) {
+                break;
+            }
+            remaining -= trials;
+            decrements++;
+            if (--count == 0) {
+                // The winning unit is the challenger's first; the rest of the weight follows it.
+                taken = Math.min(remaining + 1, MAX_COUNT);
+                break;
+            }
+            if (remaining == 0) {
+                break;
+            }
+        }
+        stats.add(statsHandle, StatsLayout.EVICTION_ATTEMPTS, draws);
+        if (decrements == 0) {
+            return 0;
+        }
+        long next = taken > 0 ? TableLayout.word(fp, taken) : victim - decrements;
+        if (!cas(offset, victim, next)) {
+            return -1;
+        }
+        stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
+        if (taken > 0) {
+            stats.add(statsHandle, StatsLayout.REPLACEMENTS, 1);
+        }
+        return taken;
+    }
+
+    /**
+     * Phase 3 alone, for benchmarks that isolate the salt: one draw of a challenger against the weakest slot of
+     * the bucket at {@code bucketOffset}, with a salt value supplied by the caller. Returns the challenger's
+     * estimate, 0 if it lost, -1 if the CAS lost.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public long challengeWeakest(long bucketOffset, long fp, long spare, long saltValue, long statsHandle) {
+        int weakest = 0;
+        long weakestWord = (long) SLOT.getOpaque(table, bucketOffset);
+        for (int s = 1; s < SLOTS_PER_BUCKET; s++) {
+            long word = (long) SLOT.getOpaque(table, bucketOffset + (long) s * SLOT_BYTES);
+            if (TableLayout.count(word) < TableLayout.count(weakestWord)) {
+                weakest = s;
+                weakestWord = word;
+            }
+        }
+        stats.add(statsHandle, StatsLayout.EVICTION_ATTEMPTS, 1);
+        long count = TableLayout.count(weakestWord);
+        if (count == 0 || !lottery.wins(lottery.draw(spare, saltValue), count)) {
+            return 0;
+        }
+        long next = count == 1 ? TableLayout.word(fp, 1) : weakestWord - 1;
+        if (!cas(bucketOffset + (long) weakest * SLOT_BYTES, weakestWord, next)) {
+            return -1;
+        }
+        stats.add(statsHandle, StatsLayout.EVICTION_WINS, 1);
+        return count == 1 ? 1 : 0;
+    }
+
+    /**
+     * The estimate of the key with hash {@code hash}, without changing anything.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public long estimate(long hash) {
+        long base = bucketOffset(hash);
+        long fp = fingerprint(hash);
+        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+            long word = (long) SLOT.getOpaque(table, base + (long) s * SLOT_BYTES);
+            if (word != 0 && TableLayout.fingerprint(word) == fp) {
+                return TableLayout.count(word);
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Slot {@code slot} of bucket {@code bucket}, loaded with acquire semantics (pairs with the release CAS of
+     * the writer). Threads: any. Progress: wait-free.
+     */
+    public long readSlotAcquire(long bucket, int slot) {
+        return (long) SLOT.getAcquire(table, (bucket << BUCKET_SHIFT) + (long) slot * SLOT_BYTES);
+    }
+
+    /**
+     * Stores {@code word} into a slot without any race check: only for building test and benchmark fixtures
+     * before the table is shared. Threads: one, before publication. Progress: wait-free.
+     */
+    public void putSlot(long bucket, int slot, long word) {
+        SLOT.setRelease(table, (bucket << BUCKET_SHIFT) + (long) slot * SLOT_BYTES, word);
+    }
+}

@@ -1,0 +1,109 @@
+package io.hotkeeper.engine.table;
+
+/**
+ * The off-heap layout of the bucket table, and the packing of a slot word. No other class does offset or bit
+ * arithmetic on the table.
+ *
+ * <h2>Regions</h2>
+ * <pre>
+ *  table segment, 128-byte aligned, bucketCount * 64 bytes (bucketCount a power of two)
+ *  +------------------+------------------+-----+-----------------------------+
+ *  | bucket 0         | bucket 1         | ... | bucket bucketCount-1        |
+ *  +------------------+------------------+-----+-----------------------------+
+ *
+ *  one bucket = one 64-byte cache line = 8 slots
+ *  0        8        16       24       32       40       48       56       64
+ *  +--------+--------+--------+--------+--------+--------+--------+--------+
+ *  | slot 0 | slot 1 | slot 2 | slot 3 | slot 4 | slot 5 | slot 6 | slot 7 |
+ *  +--------+--------+--------+--------+--------+--------+--------+--------+
+ * </pre>
+ *
+ * <h2>Slot word (64 bits, read and written only as a whole through VarHandle atomics)</h2>
+ * <pre>
+ *  63                     40 39                                             0
+ *  +------------------------+-----------------------------------------------+
+ *  | fingerprint (24 bits)  | count (40 bits, saturates at 2^40 - 1)        |
+ *  +------------------------+-----------------------------------------------+
+ *  A slot is empty iff its count is 0; an empty slot is always the word 0.
+ * </pre>
+ *
+ * <h2>Hash bit budget (64-bit keyed hash h)</h2>
+ * <pre>
+ *  63                              32 31            indexBits      0
+ *  +---------------------------------+----------------+-------------+
+ *  | spare (32 bits)                 | fingerprint    | bucket index|
+ *  +---------------------------------+----------------+-------------+
+ *  fingerprint bits = min(24, 32 - indexBits); indexBits <= 20, so a fingerprint has at least 12 bits.
+ *  spare feeds the eviction draw and picks the salt shard; it never overlaps index or fingerprint.
+ * </pre>
+ */
+public final class TableLayout {
+    /** Bytes in one slot word. */
+    public static final int SLOT_BYTES = Long.BYTES;
+    /** Slots in one bucket. */
+    public static final int SLOTS_PER_BUCKET = 8;
+    /** Bytes in one bucket: exactly one cache line. */
+    public static final int BUCKET_BYTES = SLOT_BYTES * SLOTS_PER_BUCKET;
+    /** log2 of {@link #BUCKET_BYTES}. */
+    public static final int BUCKET_SHIFT = 6;
+    /** Alignment of the table segment: two cache lines, so the adjacent-line prefetcher never pairs two tables. */
+    public static final int TABLE_ALIGNMENT = 128;
+
+    /** Bits of the count field. */
+    public static final int COUNT_BITS = 40;
+    /** Mask of the count field; also the saturation value of a count. */
+    public static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
+    /** Largest count a slot can hold; increments stop here instead of wrapping. */
+    public static final long MAX_COUNT = COUNT_MASK;
+    /** Shift of the fingerprint field within the slot word. */
+    public static final int FINGERPRINT_SHIFT = COUNT_BITS;
+    /** Widest fingerprint. */
+    public static final int MAX_FINGERPRINT_BITS = 64 - COUNT_BITS;
+    /** Narrowest fingerprint; bounds the bucket count. */
+    public static final int MIN_FINGERPRINT_BITS = 12;
+    /** Bits of the hash shared by bucket index and fingerprint. */
+    public static final int INDEX_AND_FINGERPRINT_BITS = 32;
+    /** Shift that extracts the spare bits from the hash. */
+    public static final int SPARE_SHIFT = 32;
+    /** Most index bits: 2^20 buckets, 64 MiB. */
+    public static final int MAX_INDEX_BITS = INDEX_AND_FINGERPRINT_BITS - MIN_FINGERPRINT_BITS;
+    /** Smallest table: 64 buckets, 4 KiB. */
+    public static final int MIN_INDEX_BITS = 6;
+    /** Smallest table in bytes. */
+    public static final long MIN_TABLE_BYTES = (long) BUCKET_BYTES << MIN_INDEX_BITS;
+    /** Largest table in bytes. */
+    public static final long MAX_TABLE_BYTES = (long) BUCKET_BYTES << MAX_INDEX_BITS;
+
+    private TableLayout() {
+    }
+
+    /** Byte offset of slot {@code slot} (0..7) of the bucket at byte offset {@code bucketOffset}. */
+    public static long slotOffset(long bucketOffset, int slot) {
+        return bucketOffset + ((long) slot * SLOT_BYTES);
+    }
+
+    /** Count field of a slot word. */
+    public static long count(long word) {
+        return word & COUNT_MASK;
+    }
+
+    /** Fingerprint field of a slot word. */
+    public static long fingerprint(long word) {
+        return word >>> FINGERPRINT_SHIFT;
+    }
+
+    /** Packs a fingerprint (already masked to its width) and a count in 1..{@link #MAX_COUNT}. */
+    public static long word(long fingerprint, long count) {
+        return (fingerprint << FINGERPRINT_SHIFT) | count;
+    }
+
+    /** Fingerprint bits for a table of {@code 2^indexBits} buckets. */
+    public static int fingerprintBits(int indexBits) {
+        return Math.min(MAX_FINGERPRINT_BITS, INDEX_AND_FINGERPRINT_BITS - indexBits);
+    }
+
+    /** The spare bits of a hash, in the low 32 bits of the result. */
+    public static long spare(long hash) {
+        return hash >>> SPARE_SHIFT;
+    }
+}

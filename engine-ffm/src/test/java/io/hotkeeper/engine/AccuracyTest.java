@@ -1,0 +1,51 @@
+package io.hotkeeper.engine;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Accuracy against exact counts on 10M-key Zipf streams over 1M distinct keys: the keys with the 100 highest
+ * estimates must be the true top 100 (tie-aware), with one thread and with two threads sharing the stream.
+ */
+class AccuracyTest {
+    private static final int K = 100;
+
+    @ParameterizedTest(name = "s={0} memory={1} threads={2}")
+    @CsvSource({
+            "1.0, 16384, 1", "1.2, 16384, 1", "1.0, 65536, 1", "1.2, 65536, 1",
+            "1.0, 16384, 2", "1.2, 16384, 2"})
+    void topHundredByEstimateIsTheTrueTopHundred(double s, long memory, int threads) throws Exception {
+        long[] stream = Streams.zipf(s);
+        Map<Long, Long> exact = Streams.exact(stream);
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(memory).seed(11).build()) {
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                workers[t] = Thread.ofPlatform().start(() -> {
+                    for (int i = id; i < stream.length; i += threads) {
+                        hk.observe(stream[i]);
+                    }
+                });
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            long[] top = Streams.topBy(exact.keySet(), hk::estimate, K);
+            double precision = Streams.precision(top, exact, K);
+            double are = 0;
+            for (long key : top) {
+                long truth = exact.get(key);
+                are += Math.abs(hk.estimate(key) - truth) / (double) truth;
+            }
+            are /= top.length;
+            System.out.printf("s=%.1f memory=%d threads=%d precision@%d=%.3f ARE=%.4f%n",
+                    s, memory, threads, K, precision, are);
+            assertTrue(precision >= 0.95, "precision=" + precision);
+            assertTrue(are < 0.05, "ARE=" + are);
+        }
+    }
+}

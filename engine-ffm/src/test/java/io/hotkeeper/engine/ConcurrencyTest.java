@@ -1,0 +1,71 @@
+package io.hotkeeper.engine;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.CyclicBarrier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Real threads racing on the same slots: no increment is lost, no slot is duplicated, stats add up. */
+class ConcurrencyTest {
+
+    @Test
+    void concurrentRefreshesAndClaimsOfTheSameKeysLoseNothing() throws Exception {
+        int threads = 4;
+        int keys = 8; // fits in one bucket of a big table only by chance; use a table with room for all
+        int perThread = 500_000;
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).build()) {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                workers[t] = Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    for (int i = 0; i < perThread; i++) {
+                        hk.observe((long) (i % keys));
+                    }
+                });
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            long total = 0;
+            for (long k = 0; k < keys; k++) {
+                long e = hk.estimate(k);
+                assertEquals((long) threads * perThread / keys, e, "key " + k);
+                total += e;
+            }
+            HotkeeperStats s = hk.stats();
+            assertEquals(keys, s.claims(), "each key claimed exactly once despite racing claimants");
+            assertEquals(total - keys, s.refreshes());
+            assertEquals(0, s.evictionAttempts());
+        }
+    }
+
+    @Test
+    void virtualThreadsShareCarrierStripesAndCountExactly() throws Exception {
+        int tasks = 20_000;
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).build();
+             var executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < tasks; i++) {
+                executor.submit(() -> {
+                    for (int j = 0; j < 50; j++) {
+                        hk.observe("hot");
+                    }
+                    Thread.yield();
+                    hk.observe("hot");
+                });
+            }
+            executor.shutdown();
+            assertTrue(executor.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(tasks * 51L, hk.estimate("hot"));
+            HotkeeperStats s = hk.stats();
+            assertEquals(tasks * 51L, s.claims() + s.refreshes());
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.hotkeeper.engine;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LifecycleTest {
+
+    @Test
+    void configurationErrorsNameTheParameterTheValueAndTheRange() {
+        var e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().memoryBytes(100));
+        assertEquals("memoryBytes=100: must be >= 4096 and <= 67108864", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().memoryBytes(1L << 40));
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().saltShards(6));
+        assertEquals("saltShards=6: must be a power of two in 1..32", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().decayBase(0.9));
+        assertEquals("decayBase=0.9: must be > 1.0 and <= 1024.0", e.getMessage());
+        assertThrows(NullPointerException.class, () -> Hotkeeper.builder().saltMode(null));
+    }
+
+    @Test
+    void badKeysAndWeightsAreRejectedClearly() {
+        try (Hotkeeper hk = Hotkeeper.builder().build()) {
+            assertEquals("key", assertThrows(NullPointerException.class, () -> hk.observe((byte[]) null)).getMessage());
+            assertThrows(NullPointerException.class, () -> hk.observe((CharSequence) null));
+            assertThrows(NullPointerException.class, () -> hk.observe((MemorySegment) null));
+            var e = assertThrows(IllegalArgumentException.class, () -> hk.observe(1L, 0));
+            assertEquals("weight=0: must be >= 1", e.getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> hk.observe(new byte[4], 2, 3));
+        }
+    }
+
+    @Test
+    void tableSizeRoundsDownToPowerOfTwoBuckets() {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(100_000).build()) {
+            assertEquals(65536, hk.tableBytes());
+            assertEquals(1024, hk.bucketCount());
+        }
+    }
+
+    @Test
+    void everyCallAfterCloseThrowsAndCloseIsIdempotent() {
+        Hotkeeper hk = Hotkeeper.builder().build();
+        hk.observe(1L);
+        hk.close();
+        hk.close();
+        assertTrue(hk.isClosed());
+        var e = assertThrows(IllegalStateException.class, () -> hk.observe(1L));
+        assertEquals("Hotkeeper is closed", e.getMessage());
+        assertThrows(IllegalStateException.class, () -> hk.observe("a"));
+        assertThrows(IllegalStateException.class, () -> hk.estimate(1L));
+        assertThrows(IllegalStateException.class, hk::stats);
+    }
+
+    @Test
+    void closingWhileOtherThreadsObserveNeverCrashes() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).shardedSalt().build();
+            int threads = 4;
+            CountDownLatch running = new CountDownLatch(threads);
+            AtomicLong completed = new AtomicLong();
+            AtomicReference<Throwable> unexpected = new AtomicReference<>();
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                long seed = t;
+                workers[t] = Thread.ofPlatform().start(() -> {
+                    running.countDown();
+                    long k = seed;
+                    try {
+                        while (true) {
+                            hk.observe(k++ & 1023);
+                            completed.incrementAndGet();
+                        }
+                    } catch (IllegalStateException expected) {
+                        // the instance was closed under us
+                    } catch (Throwable t2) {
+                        unexpected.set(t2);
+                    }
+                });
+            }
+            running.await();
+            Thread.sleep(5);
+            hk.close();
+            for (Thread w : workers) {
+                w.join(10_000);
+                assertTrue(!w.isAlive());
+            }
+            assertEquals(null, unexpected.get());
+            assertTrue(completed.get() > 0);
+        }
+    }
+}

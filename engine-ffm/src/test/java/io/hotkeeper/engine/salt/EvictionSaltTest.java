@@ -1,0 +1,100 @@
+package io.hotkeeper.engine.salt;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class EvictionSaltTest {
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 8, 32})
+    void valuesNeverRepeatAcrossThreadsAndEachShardKeepsItsResidueClassIncreasing(int shards) throws Exception {
+        int threads = 4;
+        int perThread = 200_000;
+        long[][] drawn = new long[threads][perThread];
+        int[][] shardOf = new int[threads][perThread];
+        try (Arena arena = Arena.ofShared()) {
+            EvictionSalt salt = new EvictionSalt(arena, shards);
+            CyclicBarrier start = new CyclicBarrier(threads);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                workers.add(Thread.ofPlatform().start(() -> {
+                    SplittableRandom r = new SplittableRandom(id);
+                    await(start);
+                    for (int i = 0; i < perThread; i++) {
+                        long spare = r.nextLong() >>> 32;
+                        shardOf[id][i] = (int) spare & (shards - 1);
+                        drawn[id][i] = salt.next(spare);
+                    }
+                }));
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            long[] all = new long[threads * perThread];
+            for (int t = 0; t < threads; t++) {
+                long last = -1;
+                long[] lastPerShard = new long[shards];
+                Arrays.fill(lastPerShard, -1);
+                for (int i = 0; i < perThread; i++) {
+                    long v = drawn[t][i];
+                    int s = shardOf[t][i];
+                    assertEquals(s, Math.floorMod(v, shards), "value " + v + " outside residue class " + s);
+                    // Within one thread, each shard's values strictly increase (the counter only moves forward).
+                    assertTrue(v > lastPerShard[s]);
+                    lastPerShard[s] = v;
+                    all[t * perThread + i] = v;
+                }
+            }
+            Arrays.sort(all);
+            for (int i = 1; i < all.length; i++) {
+                assertTrue(all[i] != all[i - 1], "salt value repeated: " + all[i]);
+            }
+            long total = 0;
+            for (int s = 0; s < shards; s++) {
+                total += (salt.peek(s) - s) / shards;
+            }
+            assertEquals((long) threads * perThread, total, "every draw advanced exactly one shard once");
+        }
+    }
+
+    @Test
+    void shardCountFollowsProcessorsRoundedUpAndCapped() {
+        assertEquals(1, SaltLayout.shardsFor(1));
+        assertEquals(2, SaltLayout.shardsFor(2));
+        assertEquals(4, SaltLayout.shardsFor(3));
+        assertEquals(16, SaltLayout.shardsFor(12));
+        assertEquals(32, SaltLayout.shardsFor(32));
+        assertEquals(32, SaltLayout.shardsFor(200));
+    }
+
+    @Test
+    void badShardCountsAreRejectedByName() {
+        try (Arena arena = Arena.ofConfined()) {
+            var e = assertThrows(IllegalArgumentException.class, () -> new EvictionSalt(arena, 3));
+            assertEquals("saltShards=3: must be a power of two in 1..32", e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> new EvictionSalt(arena, 64));
+            assertThrows(IllegalArgumentException.class, () -> new EvictionSalt(arena, 0));
+        }
+    }
+
+    private static void await(CyclicBarrier b) {
+        try {
+            b.await();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
