@@ -5,10 +5,13 @@
  * benchmarks and stress tests, which drive single phases in isolation; they carry no compatibility promise.
  */
 module io.hotkeeper.engine {
+    requires io.hotkeeper.numa;
+
     exports io.hotkeeper.engine;
     exports io.hotkeeper.engine.hash;
     exports io.hotkeeper.engine.lottery;
     exports io.hotkeeper.engine.salt;
+    exports io.hotkeeper.engine.shard;
     exports io.hotkeeper.engine.stats;
     exports io.hotkeeper.engine.table;
     exports io.hotkeeper.engine.worker;

@@ -5,6 +5,8 @@ import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.shard.KeyShards;
+import io.hotkeeper.engine.shard.ShardLayout;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
@@ -14,6 +16,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -59,6 +62,12 @@ import java.util.Objects;
 public final class Hotkeeper implements AutoCloseable {
     /** Default table size. */
     public static final long DEFAULT_MEMORY_BYTES = 64 * 1024;
+    /** Default k. */
+    public static final int DEFAULT_K = 100;
+    /** Default longest key stored whole. */
+    public static final int DEFAULT_MAX_KEY_BYTES = 64;
+    /** Default promotion floor. */
+    public static final long DEFAULT_PROMOTION_FLOOR = 8;
 
     private static final VarHandle CLOSED;
 
@@ -77,6 +86,8 @@ public final class Hotkeeper implements AutoCloseable {
     private final StatsStripes stats;
     private final SaltMode saltMode;
     private final DecayLottery lottery;
+    private final KeyShards shards;
+    private final int k;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
@@ -95,7 +106,24 @@ public final class Hotkeeper implements AutoCloseable {
             int exclusive = Math.max(64, 4 * processors);
             int shared = Integer.highestOneBit(Math.max(8, 2 * processors) * 2 - 1);
             this.stats = new StatsStripes(arena, exclusive, shared);
-            this.table = new BucketTable(arena, indexBits, lottery, salt, stats);
+            long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
+            MemorySegment tableSegment = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
+            if (b.keyShards) {
+                MemorySegment links = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
+                int slots = (int) (tableBytes / TableLayout.SLOT_BYTES);
+                int capacity = b.shardCapacity > 0 ? b.shardCapacity
+                        : Math.min(slots, Math.max(1024, 8 * b.k));
+                KeyShards[] built = new KeyShards[1];
+                this.table = new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
+                        t -> built[0] = new KeyShards(arena, t, links, stats, capacity, b.maxKeyBytes, b.listener,
+                                bytes -> arena.allocate(bytes, ShardLayout.ALIGNMENT)));
+                this.shards = built[0];
+            } else {
+                this.table = new BucketTable(tableSegment, indexBits, lottery, salt, stats, Long.MAX_VALUE,
+                        (io.hotkeeper.engine.table.TrackedSlots) null);
+                this.shards = null;
+            }
+            this.k = b.k;
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -124,7 +152,10 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(long key) {
-        return update(hasher.hash(key), 1);
+        long hash = hasher.hash(key);
+        long handle = handle();
+        long result = update(hash, 1, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
     }
 
     /**
@@ -135,7 +166,10 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public long observe(long key, long weight) {
-        return update(hasher.hash(key), checkWeight(weight));
+        long hash = hasher.hash(key);
+        long handle = handle();
+        long result = update(hash, checkWeight(weight), handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
     }
 
     /**
@@ -145,7 +179,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(byte[] key) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key")), 1);
+        return observe(key, 0, Objects.requireNonNull(key, "key").length);
     }
 
     /**
@@ -156,7 +190,11 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public long observe(byte[] key, long weight) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key")), checkWeight(weight));
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"));
+        long handle = handle();
+        long result = update(hash, checkWeight(weight), handle);
+        return result <= TableLayout.COUNT_MASK ? result
+                : afterBytes(result, hash, MemorySegment.ofArray(key), 0, key.length, handle);
     }
 
     /**
@@ -167,7 +205,11 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public long observe(byte[] key, int offset, int length) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key"), offset, length), 1);
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
+        long handle = handle();
+        long result = update(hash, 1, handle);
+        return result <= TableLayout.COUNT_MASK ? result
+                : afterBytes(result, hash, MemorySegment.ofArray(key), offset, length, handle);
     }
 
     /**
@@ -178,7 +220,10 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(CharSequence key) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key")), 1);
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"));
+        long handle = handle();
+        long result = update(hash, 1, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
     }
 
     /**
@@ -188,7 +233,10 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public long observe(CharSequence key, long weight) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key")), checkWeight(weight));
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"));
+        long handle = handle();
+        long result = update(hash, checkWeight(weight), handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
     }
 
     /**
@@ -198,7 +246,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed, or if {@code key}'s own arena is closed
      */
     public long observe(MemorySegment key) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key")), 1);
+        return observe(Objects.requireNonNull(key, "key"), 0, key.byteSize());
     }
 
     /**
@@ -209,7 +257,10 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public long observe(MemorySegment key, long offset, long length) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key"), offset, length), 1);
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
+        long handle = handle();
+        long result = update(hash, 1, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
     }
 
     /**
@@ -221,7 +272,10 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public long observe(MemorySegment key, long offset, long length, long weight) {
-        return update(hasher.hash(Objects.requireNonNull(key, "key"), offset, length), checkWeight(weight));
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
+        long handle = handle();
+        long result = update(hash, checkWeight(weight), handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
     }
 
     // ---------------------------------------------------------------- estimate
@@ -229,6 +283,11 @@ public final class Hotkeeper implements AutoCloseable {
     /** The estimate of {@code key}, without changing anything. Threads: any. Progress: wait-free. */
     public long estimate(long key) {
         return read(hasher.hash(key));
+    }
+
+    /** The estimate of the bytes of {@code key[offset, offset + length)}. Threads: any. Progress: wait-free. */
+    public long estimate(MemorySegment key, long offset, long length) {
+        return read(hasher.hash(Objects.requireNonNull(key, "key"), offset, length));
     }
 
     /** The estimate of the byte-string key. Threads: any. Progress: wait-free. */
@@ -251,6 +310,93 @@ public final class Hotkeeper implements AutoCloseable {
         return read(hasher.hash(Objects.requireNonNull(key, "key")));
     }
 
+    // ---------------------------------------------------------------- heavy hitters
+
+    /**
+     * The {@code k} heavy hitters (see {@link Builder#k(int)}) with their keys, highest estimate first.
+     * See {@link #topK(int)}.
+     */
+    public List<HeavyHitter> topK() {
+        return topK(k);
+    }
+
+    /**
+     * The {@code n} tracked keys with the highest estimates, highest first, with their real key bytes.
+     *
+     * <p>Consistency: every returned key held a tracked table slot when it was read, and its estimate is that
+     * slot's count at that moment; the scan is not an atomic snapshot, so a key promoted or expelled during the
+     * call may be missing or present. Keys whose count never reached the promotion floor are not tracked.
+     *
+     * <p>Threads: any, while other threads observe; it never stops them. Progress: wait-free (a scan of the
+     * table and one validated copy per reported key).
+     *
+     * @throws IllegalArgumentException      if {@code n < 0}
+     * @throws UnsupportedOperationException if key shards are disabled
+     * @throws IllegalStateException         if closed
+     */
+    public List<HeavyHitter> topK(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("n=" + n + ": must be >= 0");
+        }
+        try {
+            return requireShards().topK(n);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Whether {@code key} is currently among the {@code k} heavy hitters (RedisBloom's {@code TOPK.QUERY}).
+     * Threads: any. Progress: wait-free (scans the table).
+     */
+    public boolean contains(long key) {
+        return containsHash(hasher.hash(key));
+    }
+
+    /** Whether the byte-string key is among the {@code k} heavy hitters. Threads: any. Progress: wait-free. */
+    public boolean contains(byte[] key) {
+        return containsHash(hasher.hash(Objects.requireNonNull(key, "key")));
+    }
+
+    /** Whether the UTF-8 bytes of {@code key} are among the {@code k} heavy hitters. Threads: any. Progress: wait-free. */
+    public boolean contains(CharSequence key) {
+        return containsHash(hasher.hash(Objects.requireNonNull(key, "key")));
+    }
+
+    private boolean containsHash(long hash) {
+        try {
+            KeyShards s = requireShards();
+            long count = s.trackedCount(hash);
+            return count > 0 && count >= s.kthTrackedCount(k);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    private KeyShards requireShards() {
+        if (shards == null) {
+            throw new UnsupportedOperationException("key shards are disabled (Builder.keyShards(false))");
+        }
+        return shards;
+    }
+
+    /** The sketch's shape. Threads: any. Progress: wait-free. */
+    public HotkeeperInfo info() {
+        try {
+            return new HotkeeperInfo(k, table.byteSize(), table.bucketCount(), lottery.base(), saltMode,
+                    salt.shards(), shards != null, shards == null ? 0 : shards.shardCount(),
+                    shards == null ? 0 : shards.capacity(), shards == null ? 0 : shards.maxKeyBytes(),
+                    shards == null ? 0 : table.promotionFloor(), shards == null ? 0 : shards.byteSize());
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /** The key shards (diagnostics, tests, benchmarks); null when disabled. Threads: any. Progress: wait-free. */
+    public KeyShards keyShards() {
+        return shards;
+    }
+
     // ---------------------------------------------------------------- introspection
 
     /** Operation counts summed over all workers. Threads: any. Progress: wait-free. */
@@ -258,7 +404,9 @@ public final class Hotkeeper implements AutoCloseable {
         try {
             return new HotkeeperStats(stats.sum(StatsLayout.REFRESHES), stats.sum(StatsLayout.CLAIMS),
                     stats.sum(StatsLayout.EVICTION_ATTEMPTS), stats.sum(StatsLayout.EVICTION_WINS),
-                    stats.sum(StatsLayout.REPLACEMENTS), stats.sum(StatsLayout.SATURATIONS));
+                    stats.sum(StatsLayout.REPLACEMENTS), stats.sum(StatsLayout.SATURATIONS),
+                    stats.sum(StatsLayout.PROMOTIONS), stats.sum(StatsLayout.PROMOTIONS_MISSED),
+                    stats.sum(StatsLayout.HAND_OFFS));
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -307,12 +455,57 @@ public final class Hotkeeper implements AutoCloseable {
 
     // ---------------------------------------------------------------- internals
 
-    private long update(long hash, long weight) {
+    private long handle() {
+        return stats.currentHandle();
+    }
+
+    private long update(long hash, long weight, long handle) {
         try {
-            return table.observe(hash, weight, stats.currentHandle());
+            return table.observe(hash, weight, handle);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
+    }
+
+    // The slow paths after an observation whose result carries PROMOTE or VISIT: kept out of the hot methods.
+
+    private long afterLong(long result, long hash, long key, long handle) {
+        try {
+            if ((result & BucketTable.PROMOTE) != 0) {
+                shards.promoteLong(hash, key, handle);
+            } else {
+                shards.visit(hash);
+            }
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+        return result & TableLayout.COUNT_MASK;
+    }
+
+    private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long handle) {
+        try {
+            if ((result & BucketTable.PROMOTE) != 0) {
+                shards.promoteBytes(hash, key, offset, length, handle);
+            } else {
+                shards.visit(hash);
+            }
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+        return result & TableLayout.COUNT_MASK;
+    }
+
+    private long afterChars(long result, long hash, CharSequence key, long handle) {
+        try {
+            if ((result & BucketTable.PROMOTE) != 0) {
+                shards.promoteChars(hash, key, handle);
+            } else {
+                shards.visit(hash);
+            }
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+        return result & TableLayout.COUNT_MASK;
     }
 
     private long read(long hash) {
@@ -348,8 +541,77 @@ public final class Hotkeeper implements AutoCloseable {
         private SaltMode saltMode = SaltMode.SHARED;
         private int saltShards;
         private double decayBase = DecayLottery.DEFAULT_BASE;
+        private boolean keyShards = true;
+        private int k = DEFAULT_K;
+        private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
+        private int shardCapacity;
+        private long promotionFloor = DEFAULT_PROMOTION_FLOOR;
+        private ExpelledKeyListener listener;
 
         private Builder() {
+        }
+
+        /**
+         * Whether to keep the real keys of tracked entries in per-worker key shards (default true). Without them
+         * the sketch only answers {@code estimate}; {@code topK} and {@code contains} need them.
+         */
+        public Builder keyShards(boolean enabled) {
+            this.keyShards = enabled;
+            return this;
+        }
+
+        /** Heavy hitters reported by {@code topK()} and tested by {@code contains} (1..100,000; default 100). */
+        public Builder k(int k) {
+            if (k < 1 || k > 100_000) {
+                throw new IllegalArgumentException("k=" + k + ": must be >= 1 and <= 100000");
+            }
+            this.k = k;
+            return this;
+        }
+
+        /**
+         * Longest key stored whole in a key shard (1..4096; default 64). Longer keys are counted exactly like
+         * others (the hash covers every byte) but their shard entry keeps only the first {@code maxKeyBytes}
+         * bytes and {@link HeavyHitter#truncated()} says so.
+         */
+        public Builder maxKeyBytes(int maxKeyBytes) {
+            if (maxKeyBytes < 1 || maxKeyBytes > 4096) {
+                throw new IllegalArgumentException("maxKeyBytes=" + maxKeyBytes + ": must be >= 1 and <= 4096");
+            }
+            this.maxKeyBytes = maxKeyBytes;
+            return this;
+        }
+
+        /**
+         * Entries per key shard (16..2^20); by default min(table slots, max(1024, 8k)). A full shard evicts one
+         * of its own entries with SIEVE.
+         */
+        public Builder shardCapacity(int shardCapacity) {
+            if (shardCapacity < 16 || shardCapacity > ShardLayout.MAX_ENTRIES) {
+                throw new IllegalArgumentException("shardCapacity=" + shardCapacity + ": must be >= 16 and <= "
+                        + ShardLayout.MAX_ENTRIES);
+            }
+            this.shardCapacity = shardCapacity;
+            return this;
+        }
+
+        /**
+         * The count at which a key is recorded in its observer's shard (>= 1; default 8). Lower floors track
+         * lighter keys at the cost of more promotions.
+         */
+        public Builder promotionFloor(long promotionFloor) {
+            if (promotionFloor < 1 || promotionFloor > TableLayout.MAX_COUNT) {
+                throw new IllegalArgumentException("promotionFloor=" + promotionFloor + ": must be >= 1 and <= "
+                        + TableLayout.MAX_COUNT);
+            }
+            this.promotionFloor = promotionFloor;
+            return this;
+        }
+
+        /** Receives keys expelled from the table (opt-in; see {@link ExpelledKeyListener}). */
+        public Builder expelledKeyListener(ExpelledKeyListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
         }
 
         /** Table memory in bytes: 4 KiB .. 64 MiB, rounded down to a power of two number of 64-byte buckets. */

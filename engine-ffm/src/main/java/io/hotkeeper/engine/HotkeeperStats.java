@@ -9,7 +9,12 @@ package io.hotkeeper.engine;
  * @param evictionWins     won draws (an occupant was chipped down by one)
  * @param replacements     won draws that took an occupant to zero and handed its slot to the challenger
  * @param saturations      increments that stopped at the maximum count
+ * @param promotions       keys recorded in a key shard
+ * @param promotionsMissed promotions skipped (shard busy with another virtual thread of its carrier, full of
+ *                         entries it could not evict, or the slot changed meanwhile); retried on a later observe
+ * @param handOffs         tracked entries marked dead and handed to their owner's shard
  */
 public record HotkeeperStats(long refreshes, long claims, long evictionAttempts, long evictionWins,
-                             long replacements, long saturations) {
+                             long replacements, long saturations, long promotions, long promotionsMissed,
+                             long handOffs) {
 }

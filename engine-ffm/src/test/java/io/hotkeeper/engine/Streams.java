@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.ToLongFunction;
 
 /** Shared test streams (generated once per JVM) and a tie-aware precision@k. */
 final class Streams {
@@ -27,26 +26,6 @@ final class Streams {
             counts.merge(k, 1L, Long::sum);
         }
         return counts;
-    }
-
-    /** Keys ranked by {@code score}, best first (ties broken by key for determinism). */
-    static long[] topBy(Iterable<Long> keys, ToLongFunction<Long> score, int k) {
-        java.util.PriorityQueue<long[]> heap = new java.util.PriorityQueue<>(
-                (a, b) -> a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(b[0], a[0]));
-        for (long key : keys) {
-            long s = score.applyAsLong(key);
-            if (heap.size() < k) {
-                heap.add(new long[] {key, s});
-            } else if (s > heap.peek()[1]) {
-                heap.poll();
-                heap.add(new long[] {key, s});
-            }
-        }
-        long[] out = new long[heap.size()];
-        for (int i = out.length - 1; i >= 0; i--) {
-            out[i] = heap.poll()[0];
-        }
-        return out;
     }
 
     /** Fraction of {@code reported} whose true count is at least the true count at rank k. */

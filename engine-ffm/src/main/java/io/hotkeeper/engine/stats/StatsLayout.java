@@ -6,10 +6,14 @@ package io.hotkeeper.engine.stats;
  * <pre>
  *  stats segment, 128-byte aligned, stripes * 128 bytes
  *  stripe j at j * 128:
- *  0           8        16                 24             32               40             48          128
- *  +-----------+--------+------------------+--------------+----------------+--------------+------------+
- *  | refreshes | claims | evictionAttempts | evictionWins | replacements   | saturations  | padding    |
- *  +-----------+--------+------------------+--------------+----------------+--------------+------------+
+ *  0           8        16                 24             32             40            48
+ *  +-----------+--------+------------------+--------------+--------------+-------------+
+ *  | refreshes | claims | evictionAttempts | evictionWins | replacements | saturations |
+ *  +-----------+--------+------------------+--------------+--------------+-------------+
+ *  48           56                 64         72                                      128
+ *  +------------+------------------+----------+---------------------------------------+
+ *  | promotions | promotionsMissed | handOffs | padding                               |
+ *  +------------+------------------+----------+---------------------------------------+
  *  stripes 0 .. exclusive-1: one writer each (a platform thread's id); plain load + opaque store.
  *  stripes exclusive .. end: shared by tickets that several threads use; atomic getAndAdd.
  * </pre>
@@ -31,8 +35,14 @@ public final class StatsLayout {
     public static final int REPLACEMENTS = 32;
     /** Offset of the saturation counter (an increment stopped at the maximum count). */
     public static final int SATURATIONS = 40;
+    /** Offset of the promotion counter (a key recorded in a shard). */
+    public static final int PROMOTIONS = 48;
+    /** Offset of the missed-promotion counter (shard busy, full of unevictable entries, or too many workers). */
+    public static final int PROMOTIONS_MISSED = 56;
+    /** Offset of the hand-off counter (a tracked entry marked dead and handed to its owner). */
+    public static final int HAND_OFFS = 64;
     /** Number of counters per stripe. */
-    public static final int COUNTERS = 6;
+    public static final int COUNTERS = 9;
 
     private StatsLayout() {
     }

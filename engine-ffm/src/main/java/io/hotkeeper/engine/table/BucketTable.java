@@ -51,6 +51,15 @@ public final class BucketTable {
     private static final VarHandle SLOT = ValueLayout.JAVA_LONG.varHandle();
     /** Phase-3 rounds after a lost CAS before the challenger is treated as having lost its draw. */
     public static final int MAX_LOTTERY_ROUNDS = 8;
+    /**
+     * Flag in an {@link #observe} result: the key's slot is untracked and its count reached the promotion
+     * floor, so the caller should record the key in its shard. The estimate is {@code result & COUNT_MASK}.
+     */
+    public static final long PROMOTE = 1L << 62;
+    /** Flag in an {@link #observe} result: a sampled refresh of a tracked slot, to mark its entry visited. */
+    public static final long VISIT = 1L << 61;
+    /** A tracked refresh reports {@link #VISIT} when the low bits of the new count are all zero. */
+    public static final long VISIT_SAMPLE_MASK = 63;
 
     private final MemorySegment table;
     private final long bucketMask;
@@ -59,18 +68,34 @@ public final class BucketTable {
     private final DecayLottery lottery;
     private final EvictionSalt salt;
     private final StatsStripes stats;
+    private final long promotionFloor;
+    private final TrackedSlots trackedSlots;
 
     /**
      * A zeroed table of {@code 2^indexBits} buckets in a segment from {@code arena}, which owns and frees it.
      */
     public BucketTable(Arena arena, int indexBits, DecayLottery lottery, EvictionSalt salt, StatsStripes stats) {
         this(arena.allocate((long) TableLayout.BUCKET_BYTES << indexBits, TableLayout.TABLE_ALIGNMENT),
-                indexBits, lottery, salt, stats);
+                indexBits, lottery, salt, stats, Long.MAX_VALUE, (TrackedSlots) null);
     }
 
-    /** A table over an existing zeroed, 128-byte aligned segment of {@code 64 << indexBits} bytes. */
+    /**
+     * A table over an existing zeroed, 128-byte aligned segment of {@code 64 << indexBits} bytes. Untracked keys
+     * whose count reaches {@code promotionFloor} are reported with {@link #PROMOTE}; replacements of tracked
+     * slots go to {@code trackedSlots} (null when nothing is tracked).
+     */
     public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
-                       StatsStripes stats) {
+                       StatsStripes stats, long promotionFloor, TrackedSlots trackedSlots) {
+        this(table, indexBits, lottery, salt, stats, promotionFloor, t -> trackedSlots);
+    }
+
+    /**
+     * As above, with the tracked-slot receiver built from the table itself (the key shards need the table they
+     * serve; they must not call it before this constructor returns).
+     */
+    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
+                       StatsStripes stats, long promotionFloor,
+                       java.util.function.Function<BucketTable, TrackedSlots> trackedSlots) {
         if (indexBits < TableLayout.MIN_INDEX_BITS || indexBits > TableLayout.MAX_INDEX_BITS) {
             throw new IllegalArgumentException("indexBits=" + indexBits + ": must be in "
                     + TableLayout.MIN_INDEX_BITS + ".." + TableLayout.MAX_INDEX_BITS);
@@ -88,6 +113,11 @@ public final class BucketTable {
         this.lottery = lottery;
         this.salt = salt;
         this.stats = stats;
+        if (promotionFloor < 1) {
+            throw new IllegalArgumentException("promotionFloor=" + promotionFloor + ": must be >= 1");
+        }
+        this.promotionFloor = promotionFloor;
+        this.trackedSlots = trackedSlots.apply(this);
     }
 
     /** Number of buckets. Threads: any. Progress: wait-free. */
@@ -156,7 +186,7 @@ public final class BucketTable {
                 // Release CAS 0 -> word: pairs with readSlotAcquire. Fails only if another thread claimed it.
                 if (cas(base + (long) empty * SLOT_BYTES, 0L, TableLayout.word(fp, count))) {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
-                    return count;
+                    return count >= promotionFloor ? count | PROMOTE : count;
                 }
                 continue;
             }
@@ -186,7 +216,7 @@ public final class BucketTable {
         if (count == MAX_COUNT) {
             // Saturated: nothing changes, so nothing is written.
             stats.add(statsHandle, StatsLayout.SATURATIONS, 1);
-            return MAX_COUNT;
+            return flags(word, MAX_COUNT);
         }
         boolean saturates = weight >= MAX_COUNT - count;
         long next = saturates ? MAX_COUNT : count + weight;
@@ -197,7 +227,15 @@ public final class BucketTable {
         if (saturates) {
             stats.add(statsHandle, StatsLayout.SATURATIONS, 1);
         }
-        return next;
+        return flags(word, next);
+    }
+
+    /** The observe result for a refreshed slot: the count, plus PROMOTE or a sampled VISIT. */
+    private long flags(long word, long count) {
+        if (!TableLayout.tracked(word)) {
+            return count >= promotionFloor ? count | PROMOTE : count;
+        }
+        return (count & VISIT_SAMPLE_MASK) == 0 ? count | VISIT : count;
     }
 
     /**
@@ -233,15 +271,24 @@ public final class BucketTable {
         if (decrements == 0) {
             return 0;
         }
-        long next = taken > 0 ? TableLayout.word(fp, taken) : victim - decrements;
-        if (!cas(offset, victim, next)) {
+        if (taken == 0) {
+            if (!cas(offset, victim, victim - decrements)) {
+                return -1;
+            }
+            stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
+            return 0;
+        }
+        // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
+        // the two sees the other, so a tracked entry is never stranded (Dekker-style, sequentially consistent).
+        if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken))) {
             return -1;
         }
         stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
-        if (taken > 0) {
-            stats.add(statsHandle, StatsLayout.REPLACEMENTS, 1);
+        stats.add(statsHandle, StatsLayout.REPLACEMENTS, 1);
+        if (TableLayout.tracked(victim) && trackedSlots != null) {
+            trackedSlots.replaced(offset, victim);
         }
-        return taken;
+        return taken >= promotionFloor ? taken | PROMOTE : taken;
     }
 
     /**
@@ -267,10 +314,14 @@ public final class BucketTable {
             return 0;
         }
         long next = count == 1 ? TableLayout.word(fp, 1) : weakestWord - 1;
-        if (!cas(bucketOffset + (long) weakest * SLOT_BYTES, weakestWord, next)) {
+        long offset = bucketOffset + (long) weakest * SLOT_BYTES;
+        if (!SLOT.compareAndSet(table, offset, weakestWord, next)) {
             return -1;
         }
         stats.add(statsHandle, StatsLayout.EVICTION_WINS, 1);
+        if (count == 1 && TableLayout.tracked(weakestWord) && trackedSlots != null) {
+            trackedSlots.replaced(offset, weakestWord);
+        }
         return count == 1 ? 1 : 0;
     }
 
@@ -289,6 +340,51 @@ public final class BucketTable {
             }
         }
         return 0;
+    }
+
+    /** log2 of the bucket count. Threads: any. Progress: wait-free. */
+    public int indexBits() {
+        return indexBits;
+    }
+
+    /** The promotion floor. Threads: any. Progress: wait-free. */
+    public long promotionFloor() {
+        return promotionFloor;
+    }
+
+    /**
+     * Byte offset of the slot holding the fingerprint of {@code hash}, or -1 (volatile loads: used by the key
+     * shards' promotion protocol). Threads: any. Progress: wait-free.
+     */
+    public long findSlot(long hash) {
+        long base = bucketOffset(hash);
+        long fp = fingerprint(hash);
+        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+            long offset = base + (long) s * SLOT_BYTES;
+            long word = (long) SLOT.getVolatile(table, offset);
+            if (word != 0 && TableLayout.fingerprint(word) == fp) {
+                return offset;
+            }
+        }
+        return -1;
+    }
+
+    /** The slot word at byte offset {@code offset}, volatile load. Threads: any. Progress: wait-free. */
+    public long slotVolatile(long offset) {
+        return (long) SLOT.getVolatile(table, offset);
+    }
+
+    /** The slot word at byte offset {@code offset}, opaque load. Threads: any. Progress: wait-free. */
+    public long slotOpaque(long offset) {
+        return (long) SLOT.getOpaque(table, offset);
+    }
+
+    /**
+     * Volatile CAS of the slot word at {@code offset} (sets or clears the tracked bit in the shard protocol).
+     * Threads: any. Progress: wait-free (one CAS).
+     */
+    public boolean casSlotVolatile(long offset, long expected, long next) {
+        return SLOT.compareAndSet(table, offset, expected, next);
     }
 
     /**

@@ -20,10 +20,11 @@ package io.hotkeeper.engine.table;
  *
  * <h2>Slot word (64 bits, read and written only as a whole through VarHandle atomics)</h2>
  * <pre>
- *  63                     40 39                                             0
- *  +------------------------+-----------------------------------------------+
- *  | fingerprint (24 bits)  | count (40 bits, saturates at 2^40 - 1)        |
- *  +------------------------+-----------------------------------------------+
+ *  63                     41  40  39                                        0
+ *  +------------------------+---+-------------------------------------------+
+ *  | fingerprint (23 bits)  | T | count (40 bits, saturates at 2^40 - 1)    |
+ *  +------------------------+---+-------------------------------------------+
+ *  T (tracked): the slot's key is recorded in a key shard and the link array names the entry.
  *  A slot is empty iff its count is 0; an empty slot is always the word 0.
  * </pre>
  *
@@ -33,7 +34,7 @@ package io.hotkeeper.engine.table;
  *  +---------------------------------+----------------+-------------+
  *  | spare (32 bits)                 | fingerprint    | bucket index|
  *  +---------------------------------+----------------+-------------+
- *  fingerprint bits = min(24, 32 - indexBits); indexBits <= 20, so a fingerprint has at least 12 bits.
+ *  fingerprint bits = min(23, 32 - indexBits); indexBits <= 20, so a fingerprint has at least 12 bits.
  *  spare feeds the eviction draw and picks the salt shard; it never overlaps index or fingerprint.
  * </pre>
  */
@@ -55,10 +56,12 @@ public final class TableLayout {
     public static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
     /** Largest count a slot can hold; increments stop here instead of wrapping. */
     public static final long MAX_COUNT = COUNT_MASK;
+    /** The tracked bit: set while a key shard holds this slot's key (see the link array). */
+    public static final long TRACKED = 1L << COUNT_BITS;
     /** Shift of the fingerprint field within the slot word. */
-    public static final int FINGERPRINT_SHIFT = COUNT_BITS;
+    public static final int FINGERPRINT_SHIFT = COUNT_BITS + 1;
     /** Widest fingerprint. */
-    public static final int MAX_FINGERPRINT_BITS = 64 - COUNT_BITS;
+    public static final int MAX_FINGERPRINT_BITS = 64 - FINGERPRINT_SHIFT;
     /** Narrowest fingerprint; bounds the bucket count. */
     public static final int MIN_FINGERPRINT_BITS = 12;
     /** Bits of the hash shared by bucket index and fingerprint. */
@@ -92,7 +95,12 @@ public final class TableLayout {
         return word >>> FINGERPRINT_SHIFT;
     }
 
-    /** Packs a fingerprint (already masked to its width) and a count in 1..{@link #MAX_COUNT}. */
+    /** Whether the tracked bit is set. */
+    public static boolean tracked(long word) {
+        return (word & TRACKED) != 0;
+    }
+
+    /** Packs a fingerprint (already masked to its width) and a count in 1..{@link #MAX_COUNT}, untracked. */
     public static long word(long fingerprint, long count) {
         return (fingerprint << FINGERPRINT_SHIFT) | count;
     }

@@ -31,7 +31,10 @@ class TableLayoutTest {
     void slotWordPacksFingerprintAndCount() {
         long fp = (1L << TableLayout.MAX_FINGERPRINT_BITS) - 1;
         long word = TableLayout.word(fp, TableLayout.MAX_COUNT);
-        assertEquals(-1L, word);
+        assertEquals(-1L, word | TableLayout.TRACKED);
+        assertEquals(false, TableLayout.tracked(word));
+        assertEquals(true, TableLayout.tracked(word | TableLayout.TRACKED));
+        assertEquals(TableLayout.MAX_COUNT, TableLayout.count(word | TableLayout.TRACKED));
         assertEquals(fp, TableLayout.fingerprint(word));
         assertEquals(TableLayout.MAX_COUNT, TableLayout.count(word));
         long w = TableLayout.word(0x123456, 42);
@@ -41,8 +44,8 @@ class TableLayoutTest {
 
     @Test
     void bitBudgetKeepsFingerprintAndSpareDisjointFromTheIndex() {
-        assertEquals(24, TableLayout.fingerprintBits(6));
-        assertEquals(24, TableLayout.fingerprintBits(8));
+        assertEquals(23, TableLayout.fingerprintBits(6));
+        assertEquals(23, TableLayout.fingerprintBits(9));
         assertEquals(12, TableLayout.fingerprintBits(TableLayout.MAX_INDEX_BITS));
         for (int bits = TableLayout.MIN_INDEX_BITS; bits <= TableLayout.MAX_INDEX_BITS; bits++) {
             assertEquals(true, bits + TableLayout.fingerprintBits(bits) <= TableLayout.SPARE_SHIFT);

@@ -1,0 +1,74 @@
+package io.hotkeeper.bench;
+
+import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.workload.ZipfKeys;
+
+import java.util.SplittableRandom;
+
+/**
+ * Fixtures shared by the benchmarks: sketches built from {@code @Param} strings and pre-generated key streams.
+ * Everything here runs in {@code @Setup}, never inside a measured method.
+ */
+final class Workloads {
+    /** Hash seed of every benchmark sketch: fixed so that runs and forks are comparable. */
+    static final long SKETCH_SEED = 0x407_6ee9e5L;
+
+    private Workloads() {
+    }
+
+    /**
+     * A seeded sketch of {@code memoryBytes} with salt {@code "shared"} or {@code "sharded"} (the builder's
+     * default shard count, {@code SaltLayout.shardsFor(availableProcessors)}).
+     */
+    static Hotkeeper sketch(long memoryBytes, String salt) {
+        Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED);
+        switch (salt) {
+            case "shared" -> { }
+            case "sharded" -> builder.shardedSalt();
+            default -> throw new IllegalArgumentException("salt=" + salt + ": must be shared or sharded");
+        }
+        return builder.build();
+    }
+
+    /** The {@code long} key of item {@code item} (0-based): the key {@link ZipfKeys} gives rank {@code item + 1}. */
+    static long keyOfItem(int item) {
+        return ZipfKeys.keyOfRank(item + 1L);
+    }
+
+    /** A pre-generated stream: item indexes, and the same stream as {@code long} keys. */
+    record Stream(int[] items) {
+        /**
+         * The stream as keys; equal to {@code new ZipfKeys(distinct, s).keys(count, seed)} for the arguments of
+         * {@link #zipfStream}.
+         */
+        long[] keys() {
+            long[] keys = new long[items.length];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = keyOfItem(items[i]);
+            }
+            return keys;
+        }
+    }
+
+    /**
+     * {@code count} draws over {@code distinct} items for {@code name} = {@code "zipf<s>"} (e.g. {@code zipf1.0})
+     * or {@code "uniform"} (exponent 0), drawn exactly as {@link ZipfKeys#keys(int, long)} draws them.
+     */
+    static Stream zipfStream(String name, int distinct, int count, long seed) {
+        double exponent;
+        if (name.equals("uniform")) {
+            exponent = 0.0;
+        } else if (name.startsWith("zipf")) {
+            exponent = Double.parseDouble(name.substring("zipf".length()));
+        } else {
+            throw new IllegalArgumentException("stream=" + name + ": must be zipf<exponent> or uniform");
+        }
+        ZipfKeys zipf = new ZipfKeys(distinct, exponent);
+        SplittableRandom random = new SplittableRandom(seed);
+        int[] items = new int[count];
+        for (int i = 0; i < count; i++) {
+            items[i] = zipf.rankOf(random.nextDouble()) - 1;
+        }
+        return new Stream(items);
+    }
+}

@@ -1,0 +1,24 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.salt.SaltMode;
+
+/**
+ * The shape of one {@link Hotkeeper} (RedisBloom's {@code TOPK.INFO}, and more).
+ *
+ * @param k              heavy hitters reported by {@code topK()} and tested by {@code contains}
+ * @param tableBytes     bytes of the bucket table
+ * @param buckets        buckets (8 slots each)
+ * @param decayBase      lottery base b (an occupant with count c loses a draw with probability b^-c)
+ * @param saltMode       shared or sharded eviction salt
+ * @param saltShards     salt counters
+ * @param keyShards      whether real keys are tracked
+ * @param shards         key shards created so far (one per worker that promoted a key)
+ * @param shardCapacity  entries per key shard
+ * @param maxKeyBytes    longest key stored whole
+ * @param promotionFloor count at which a key is recorded in its observer's shard
+ * @param shardBytes     bytes of the link segment and all key shards
+ */
+public record HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode,
+                            int saltShards, boolean keyShards, int shards, int shardCapacity, int maxKeyBytes,
+                            long promotionFloor, long shardBytes) {
+}

@@ -1,0 +1,383 @@
+package io.hotkeeper.engine.shard;
+
+import io.hotkeeper.engine.ExpelledKeyListener;
+import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.stats.StatsLayout;
+import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.table.TrackedSlots;
+import io.hotkeeper.engine.worker.Workers;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongFunction;
+
+/**
+ * The key shards of one sketch: one {@link KeyShard} per worker (platform thread or carrier), the link
+ * segment that ties each table slot to the entry holding its key, and the three protocols between them:
+ * promotion (a key's count reaches the floor), foreign deletion (a tracked slot is replaced), and the top-k read.
+ *
+ * <p>Happens-before: the promoter stores the link (volatile) and then re-reads the slot (volatile); the
+ * replacing thread CASes the slot (volatile) and then reads the link (volatile). By sequential consistency of
+ * volatile accesses at least one of them sees the other, so the entry of a replaced key is always deleted: by
+ * the replacer through the hand-off, or by the promoter itself (both go through the same membership gate, so it
+ * is deleted once).
+ *
+ * <p>Threads: any. Progress: promotion is wait-free for the caller (it skips a busy shard); deletion is
+ * lock-free (a CAS loop on one state word) plus a wait-free push; {@link #topK} is wait-free.
+ */
+public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
+    private static final VarHandle LINK = ValueLayout.JAVA_LONG.varHandle();
+    private static final int CLAIM_ATTEMPTS = 4;
+
+    private final Arena arena;
+    private final BucketTable table;
+    private final MemorySegment links;
+    private final StatsStripes stats;
+    private final int capacity;
+    private final int maxKeyBytes;
+    private final ExpelledKeyListener listener;
+    private final AtomicReferenceArray<KeyShard> shards;
+    private final LongFunction<MemorySegment> shardAllocator;
+
+    /**
+     * Key shards for {@code table}: links in a segment from {@code arena}, shards of {@code capacity} entries of
+     * keys up to {@code maxKeyBytes}, each allocated by {@code shardAllocator} (bytes -> zeroed segment, 128-byte
+     * aligned) when its worker first promotes a key.
+     */
+    public KeyShards(Arena arena, BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
+                     int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
+        if (links.byteSize() != table.byteSize()) {
+            throw new IllegalArgumentException("links: size=" + links.byteSize() + ": must equal the table's "
+                    + table.byteSize());
+        }
+        this.arena = arena;
+        this.table = table;
+        this.links = links;
+        this.stats = stats;
+        this.capacity = capacity;
+        this.maxKeyBytes = maxKeyBytes;
+        this.listener = listener;
+        this.shards = new AtomicReferenceArray<>(ShardLayout.MAX_SHARDS);
+        this.shardAllocator = shardAllocator;
+    }
+
+    // ------------------------------------------------------------------ promotion
+
+    /** Records the {@code long} key of {@code hash} in the caller's shard. Threads: any. Progress: wait-free. */
+    public void promoteLong(long hash, long key, long statsHandle) {
+        KeyShard shard = enter(statsHandle);
+        if (shard == null) {
+            return;
+        }
+        try {
+            long slot = claim(hash);
+            if (slot >= 0) {
+                finish(shard, hash, slot, shard.insertLong(hash, slot, key), statsHandle);
+            }
+        } finally {
+            shard.exit();
+        }
+    }
+
+    /** Records the byte-string key {@code key[offset, offset + length)}. Threads: any. Progress: wait-free. */
+    public void promoteBytes(long hash, MemorySegment key, long offset, long length, long statsHandle) {
+        KeyShard shard = enter(statsHandle);
+        if (shard == null) {
+            return;
+        }
+        try {
+            long slot = claim(hash);
+            if (slot >= 0) {
+                finish(shard, hash, slot, shard.insertBytes(hash, slot, key, offset, length), statsHandle);
+            }
+        } finally {
+            shard.exit();
+        }
+    }
+
+    /** Records the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
+    public void promoteChars(long hash, CharSequence key, long statsHandle) {
+        KeyShard shard = enter(statsHandle);
+        if (shard == null) {
+            return;
+        }
+        try {
+            long slot = claim(hash);
+            if (slot >= 0) {
+                finish(shard, hash, slot, shard.insertChars(hash, slot, key), statsHandle);
+            }
+        } finally {
+            shard.exit();
+        }
+    }
+
+    private KeyShard enter(long statsHandle) {
+        int id = Workers.id(Workers.current());
+        if (id >= ShardLayout.MAX_SHARDS) {
+            stats.add(statsHandle, StatsLayout.PROMOTIONS_MISSED, 1);
+            return null;
+        }
+        KeyShard shard = shards.get(id);
+        if (shard == null) {
+            shard = create(id);
+        }
+        if (!shard.tryEnter()) {
+            stats.add(statsHandle, StatsLayout.PROMOTIONS_MISSED, 1);
+            return null;
+        }
+        return shard;
+    }
+
+    private synchronized KeyShard create(int id) {
+        KeyShard shard = shards.get(id);
+        if (shard == null) {
+            MemorySegment segment = shardAllocator.apply(ShardLayout.shardBytes(capacity, maxKeyBytes));
+            shard = new KeyShard(id, segment, capacity, maxKeyBytes, this);
+            shards.set(id, shard); // volatile store publishes the initialised shard
+        }
+        return shard;
+    }
+
+    /** Sets the tracked bit of the slot of {@code hash} if it is untracked and at the floor; its offset or -1. */
+    private long claim(long hash) {
+        for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+            long slot = table.findSlot(hash);
+            if (slot < 0) {
+                return -1;
+            }
+            long word = table.slotVolatile(slot);
+            if (TableLayout.tracked(word) || TableLayout.count(word) < table.promotionFloor()
+                    || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
+                return -1;
+            }
+            if (table.casSlotVolatile(slot, word, word | TableLayout.TRACKED)) {
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    private void finish(KeyShard shard, long hash, long slot, long link, long statsHandle) {
+        if (link == 0) {
+            untrack(slot, hash, 0);
+            stats.add(statsHandle, StatsLayout.PROMOTIONS_MISSED, 1);
+            return;
+        }
+        // Volatile store, then volatile re-read of the slot: see the class comment.
+        LINK.setVolatile(links, slot, link);
+        long word = table.slotVolatile(slot);
+        if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)
+                || (long) LINK.getVolatile(links, slot) != link) {
+            // The slot went to another key (or another promotion) meanwhile: our entry is stale.
+            shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+            return;
+        }
+        stats.add(statsHandle, StatsLayout.PROMOTIONS, 1);
+    }
+
+    /** Clears the tracked bit of {@code slot} if it still holds the key of {@code hash} (and, if given, link). */
+    private void untrack(long slot, long hash, long link) {
+        for (int attempt = 0; attempt < 16; attempt++) {
+            long word = table.slotVolatile(slot);
+            if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
+                return;
+            }
+            if (link != 0 && (long) LINK.getVolatile(links, slot) != link) {
+                return;
+            }
+            if (table.casSlotVolatile(slot, word, word & ~TableLayout.TRACKED)) {
+                if (link != 0) {
+                    LINK.compareAndSet(links, slot, link, 0L);
+                }
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void evicting(KeyShard shard, int entry, long link) {
+        untrack(shard.slotOf(entry), shard.hashOf(entry), link);
+    }
+
+    // ------------------------------------------------------------------ deletion
+
+    @Override
+    public void replaced(long slotOffset, long oldWord) {
+        // Volatile: see the class comment (pairs with the promoter's volatile link store).
+        long link = (long) LINK.getVolatile(links, slotOffset);
+        if (link == 0) {
+            return;
+        }
+        KeyShard shard = shards.get(ShardLayout.linkShard(link));
+        if (shard == null) {
+            return;
+        }
+        int entry = ShardLayout.linkEntry(link);
+        if (!shard.markDead(entry, ShardLayout.linkGeneration(link))) {
+            return; // gate closed: another deleter got it, or the owner unlinked it, or a stale link
+        }
+        // We hold a reference now: the entry cannot be freed or reused until the owner pops our hand-off.
+        HeavyHitter expelled = listener == null ? null : shard.readHeldKey(entry, TableLayout.count(oldWord));
+        shard.push(entry);
+        stats.add(stats.currentHandle(), StatsLayout.HAND_OFFS, 1);
+        if (expelled != null) {
+            listener.expelled(expelled);
+        }
+    }
+
+    /** Marks the entry of the tracked key of {@code hash} visited (SIEVE). Threads: any. Progress: wait-free. */
+    public void visit(long hash) {
+        long slot = table.findSlot(hash);
+        if (slot < 0) {
+            return;
+        }
+        long link = (long) LINK.getOpaque(links, slot);
+        KeyShard shard = link == 0 ? null : shards.get(ShardLayout.linkShard(link));
+        if (shard != null) {
+            shard.visit(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+        }
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    /**
+     * The {@code n} tracked keys with the highest estimates, highest first. Consistency: each returned key held
+     * a tracked slot when it was read and its estimate is that slot's count at that moment; the scan is not one
+     * atomic snapshot, so a key promoted or replaced during the call may be missing or included.
+     *
+     * <p>Threads: any; never stops observers, never reads another shard's links. Progress: wait-free.
+     */
+    public List<HeavyHitter> topK(int n) {
+        long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
+        int want = Math.max(n, 0);
+        for (int candidates = want + 16; ; candidates *= 2) {
+            TopCounts top = new TopCounts(candidates);
+            long tracked = 0;
+            for (long i = 0; i < slots; i++) {
+                long word = table.slotOpaque(i * TableLayout.SLOT_BYTES);
+                if (TableLayout.tracked(word)) {
+                    tracked++;
+                    top.offer(TableLayout.count(word), i);
+                }
+            }
+            List<HeavyHitter> out = resolve(top, want);
+            if (out.size() >= want || tracked <= candidates) {
+                return out;
+            }
+        }
+    }
+
+    private List<HeavyHitter> resolve(TopCounts top, int want) {
+        long[] ranked = top.descending();
+        List<HeavyHitter> out = new ArrayList<>(Math.min(want, ranked.length));
+        Set<Long> hashes = new HashSet<>();
+        for (long packed : ranked) {
+            if (out.size() >= want) {
+                break;
+            }
+            long slot = TopCounts.index(packed) * TableLayout.SLOT_BYTES;
+            // Acquire: pairs with the promoter's volatile store of the link.
+            long link = (long) LINK.getAcquire(links, slot);
+            KeyShard shard = link == 0 ? null : shards.get(ShardLayout.linkShard(link));
+            if (shard == null) {
+                continue;
+            }
+            KeyShard.Key key = shard.readKey(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+            if (key == null || table.bucketOffset(key.hash()) != (slot & ~(TableLayout.BUCKET_BYTES - 1L))) {
+                continue;
+            }
+            long word = table.slotVolatile(slot);
+            if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(key.hash())
+                    || !hashes.add(key.hash())) {
+                continue;
+            }
+            out.add(new HeavyHitter(key.bytes(), TableLayout.count(word), key.truncated()));
+        }
+        out.sort((a, b) -> Long.compare(b.estimate(), a.estimate()));
+        return out;
+    }
+
+    /**
+     * The count a key needs to be among the {@code k} highest tracked counts (0 if fewer are tracked).
+     * Threads: any. Progress: wait-free.
+     */
+    public long kthTrackedCount(int k) {
+        long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
+        TopCounts top = new TopCounts(k);
+        long tracked = 0;
+        for (long i = 0; i < slots; i++) {
+            long word = table.slotOpaque(i * TableLayout.SLOT_BYTES);
+            if (TableLayout.tracked(word)) {
+                tracked++;
+                top.offer(TableLayout.count(word), i);
+            }
+        }
+        return tracked < k ? 0 : top.minCount();
+    }
+
+    /** Whether the key of {@code hash} holds a tracked slot. Threads: any. Progress: wait-free. */
+    public long trackedCount(long hash) {
+        long slot = table.findSlot(hash);
+        if (slot < 0) {
+            return 0;
+        }
+        long word = table.slotVolatile(slot);
+        return TableLayout.tracked(word) ? TableLayout.count(word) : 0;
+    }
+
+    /** Shards created so far. Threads: any. Progress: wait-free. */
+    public int shardCount() {
+        int n = 0;
+        for (int i = 0; i < shards.length(); i++) {
+            if (shards.get(i) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** All shards created so far (diagnostics, tests). Threads: any. Progress: wait-free. */
+    public List<KeyShard> shards() {
+        List<KeyShard> out = new ArrayList<>();
+        for (int i = 0; i < shards.length(); i++) {
+            KeyShard s = shards.get(i);
+            if (s != null) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** Native bytes of the link segment and all shards. Threads: any. Progress: wait-free. */
+    public long byteSize() {
+        long total = links.byteSize();
+        for (KeyShard s : shards()) {
+            total += s.byteSize();
+        }
+        return total;
+    }
+
+    /** Entries per shard. Threads: any. Progress: wait-free. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Longest key stored whole. Threads: any. Progress: wait-free. */
+    public int maxKeyBytes() {
+        return maxKeyBytes;
+    }
+
+    /** The arena that owns the links and the shards. */
+    Arena arena() {
+        return arena;
+    }
+}

@@ -1,0 +1,155 @@
+package io.hotkeeper.engine.shard;
+
+import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperInfo;
+import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.table.TableLayout;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Promotion, foreign deletion through the hand-off, SIEVE, and the queries, driven deterministically. */
+class KeyShardsTest {
+    private static final long SEED = 99;
+
+    /** Keys landing in bucket 0 of a 64-bucket table, with distinct fingerprints. */
+    private static List<Long> keysInBucketZero(int count) {
+        KeyHasher hasher = KeyHasher.seeded(SEED);
+        List<Long> keys = new ArrayList<>();
+        java.util.Set<Long> fps = new java.util.HashSet<>();
+        for (long k = 1; keys.size() < count; k++) {
+            long h = hasher.hash(k);
+            if ((h & 63) == 0 && fps.add((h >>> 6) & ((1L << TableLayout.fingerprintBits(6)) - 1))) {
+                keys.add(k);
+            }
+        }
+        return keys;
+    }
+
+    @Test
+    void keysReachingTheFloorArePromotedAndReportedWithTheirBytes() {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 16).seed(SEED).promotionFloor(3).k(3).build()) {
+            for (int i = 0; i < 10; i++) {
+                hk.observe("alpha");
+            }
+            for (int i = 0; i < 5; i++) {
+                hk.observe("beta".getBytes(StandardCharsets.UTF_8));
+            }
+            hk.observe(42L, 7);
+            hk.observe("gamma"); // below the floor: not tracked
+            List<HeavyHitter> top = hk.topK(10);
+            assertEquals(3, top.size());
+            assertEquals("alpha", top.get(0).keyAsString());
+            assertEquals(10, top.get(0).estimate());
+            assertEquals(42L, top.get(1).keyAsLong());
+            assertEquals(7, top.get(1).estimate());
+            assertEquals("beta", top.get(2).keyAsString());
+            assertTrue(hk.contains("alpha"));
+            assertTrue(hk.contains(42L));
+            assertFalse(hk.contains("gamma"));
+            assertEquals(3, hk.stats().promotions());
+            HotkeeperInfo info = hk.info();
+            assertEquals(1, info.shards());
+            assertEquals(3, info.k());
+            assertTrue(info.shardBytes() > info.tableBytes());
+        }
+    }
+
+    @Test
+    void longKeysAreStoredTruncatedAndSaySo() {
+        try (Hotkeeper hk = Hotkeeper.builder().maxKeyBytes(8).promotionFloor(1).build()) {
+            String longKey = "GET /api/v1/orders/12345?verbose=true";
+            hk.observe(longKey);
+            hk.observe("short");
+            List<HeavyHitter> top = hk.topK(2);
+            HeavyHitter truncated = top.stream().filter(HeavyHitter::truncated).findFirst().orElseThrow();
+            assertEquals("GET /api", truncated.keyAsString());
+            assertEquals(1, hk.estimate(longKey), "counting uses every byte of the key");
+            assertTrue(top.stream().anyMatch(h -> !h.truncated() && h.keyAsString().equals("short")));
+        }
+    }
+
+    @Test
+    void aReplacedTrackedKeyIsHandedToItsOwnersShardReapedAndExpelled() throws Exception {
+        List<Long> keys = keysInBucketZero(9);
+        List<HeavyHitter> expelled = new CopyOnWriteArrayList<>();
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1)
+                .expelledKeyListener(expelled::add).build()) {
+            // Thread A promotes eight keys into its shard: each claims a slot of bucket 0 with count 1.
+            Thread a = Thread.ofPlatform().start(() -> keys.subList(0, 8).forEach(hk::observe));
+            a.join();
+            assertEquals(8, hk.stats().promotions());
+            KeyShard shardA = hk.keyShards().shards().getFirst();
+            assertEquals(8, shardA.live());
+            // This thread challenges until it wins: a count of 1 falls to a won draw, the slot changes hands and
+            // A's entry is marked dead and pushed on A's stack by this (foreign) thread.
+            long challenger = keys.get(8);
+            while (hk.estimate(challenger) == 0) {
+                hk.observe(challenger);
+            }
+            assertEquals(1, hk.stats().handOffs());
+            assertEquals(1, expelled.size());
+            assertTrue(keys.subList(0, 8).contains(expelled.getFirst().keyAsLong()));
+            long dead = keys.stream().filter(k -> k.equals(expelled.getFirst().keyAsLong())).findFirst().orElseThrow();
+            assertEquals(0, hk.estimate(dead));
+            // Not reaped yet: the owner has not operated. Its live count still includes the zombie.
+            assertEquals(8, shardA.live());
+            assertFalse(hk.topK(20).stream().anyMatch(h -> h.keyAsLong() == dead), "a dead key is never reported");
+            // The owner's next operation (a promotion) drains its stack.
+            Thread again = Thread.ofPlatform().start(() -> hk.observe(123_456_789L));
+            again.join();
+            // A's thread is dead; the new platform thread got A's worker id back or a new one. Either way the
+            // entry handed to A's shard is reaped by the shard's next owner operation.
+            long live = hk.keyShards().shards().stream().mapToLong(KeyShard::live).sum();
+            long tracked = hk.topK(100).size();
+            assertTrue(live >= tracked);
+        }
+    }
+
+    @Test
+    void aFullShardEvictsItsOwnUnvisitedEntriesWithSieve() {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
+                .shardCapacity(16).build()) {
+            // One heavy key, observed often enough to be visited; then a stream of one-off keys.
+            for (int round = 0; round < 200; round++) {
+                for (int i = 0; i < 64; i++) {
+                    hk.observe("heavy");
+                }
+                hk.observe("light-" + round);
+            }
+            KeyShard shard = hk.keyShards().shards().getFirst();
+            assertTrue(shard.live() <= 16);
+            List<HeavyHitter> top = hk.topK(1);
+            assertEquals("heavy", top.getFirst().keyAsString(), "SIEVE kept the visited heavy key");
+            assertEquals(200 * 64, top.getFirst().estimate());
+            assertTrue(hk.stats().promotions() > 100, "light keys were admitted, evicting each other");
+        }
+    }
+
+    @Test
+    void queriesNeedKeyShardsAndRejectBadArguments() {
+        try (Hotkeeper hk = Hotkeeper.builder().keyShards(false).build()) {
+            hk.observe(1L);
+            assertThrows(UnsupportedOperationException.class, hk::topK);
+            assertFalse(hk.info().keyShards());
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().build()) {
+            assertThrows(IllegalArgumentException.class, () -> hk.topK(-1));
+            assertEquals(List.of(), hk.topK(0));
+        }
+        assertEquals("k=0: must be >= 1 and <= 100000",
+                assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().k(0)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().maxKeyBytes(0));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().shardCapacity(3));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().promotionFloor(0));
+    }
+}
