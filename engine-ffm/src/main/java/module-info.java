@@ -10,6 +10,7 @@ module io.hotkeeper.engine {
     exports io.hotkeeper.engine;
     exports io.hotkeeper.engine.hash;
     exports io.hotkeeper.engine.lottery;
+    exports io.hotkeeper.engine.placement;
     exports io.hotkeeper.engine.salt;
     exports io.hotkeeper.engine.shard;
     exports io.hotkeeper.engine.stats;

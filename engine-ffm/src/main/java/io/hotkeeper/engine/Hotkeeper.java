@@ -2,6 +2,9 @@ package io.hotkeeper.engine;
 
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.lottery.DecayLottery;
+import io.hotkeeper.engine.placement.Placement;
+import io.hotkeeper.engine.placement.PlacementReport;
+import io.hotkeeper.engine.placement.RegionAllocator;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.salt.SaltMode;
@@ -88,6 +91,7 @@ public final class Hotkeeper implements AutoCloseable {
     private final DecayLottery lottery;
     private final KeyShards shards;
     private final int k;
+    private final RegionAllocator regions;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
@@ -101,22 +105,31 @@ public final class Hotkeeper implements AutoCloseable {
         int saltShards = b.saltMode == SaltMode.SHARDED
                 ? (b.saltShards > 0 ? b.saltShards : SaltLayout.shardsFor(processors)) : 1;
         this.arena = Arena.ofShared();
+        this.regions = new RegionAllocator();
+        Placement placement = b.placement;
         try {
-            this.salt = new EvictionSalt(arena, saltShards);
+            this.salt = new EvictionSalt(
+                    regions.allocate(arena, "salt", SaltLayout.segmentBytes(saltShards), SaltLayout.ALIGNMENT,
+                            placement), saltShards);
             int exclusive = Math.max(64, 4 * processors);
             int shared = Integer.highestOneBit(Math.max(8, 2 * processors) * 2 - 1);
-            this.stats = new StatsStripes(arena, exclusive, shared);
+            this.stats = new StatsStripes(regions.allocate(arena, "stats",
+                    StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
-            MemorySegment tableSegment = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
+            MemorySegment tableSegment = regions.allocate(arena, "table", tableBytes, TableLayout.TABLE_ALIGNMENT,
+                    placement);
             if (b.keyShards) {
-                MemorySegment links = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
+                MemorySegment links = regions.allocate(arena, "links", tableBytes, TableLayout.TABLE_ALIGNMENT,
+                        placement);
                 int slots = (int) (tableBytes / TableLayout.SLOT_BYTES);
                 int capacity = b.shardCapacity > 0 ? b.shardCapacity
                         : Math.min(slots, Math.max(1024, 8 * b.k));
                 KeyShards[] built = new KeyShards[1];
                 this.table = new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
                         t -> built[0] = new KeyShards(arena, t, links, stats, capacity, b.maxKeyBytes, b.listener,
-                                bytes -> arena.allocate(bytes, ShardLayout.ALIGNMENT)));
+                                // A shard is created by its owner's first promotion: on the owner's node.
+                                bytes -> regions.allocateOnCurrentNode(arena, "shard", bytes,
+                                        ShardLayout.ALIGNMENT)));
                 this.shards = built[0];
             } else {
                 this.table = new BucketTable(tableSegment, indexBits, lottery, salt, stats, Long.MAX_VALUE,
@@ -392,6 +405,14 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
+    /**
+     * Where every native region sits: size, requested policy, effective policy, and the NUMA nodes its pages are
+     * on, queried from the kernel. Threads: any. Progress: blocking (a system call per region).
+     */
+    public PlacementReport placement() {
+        return regions.report();
+    }
+
     /** The key shards (diagnostics, tests, benchmarks); null when disabled. Threads: any. Progress: wait-free. */
     public KeyShards keyShards() {
         return shards;
@@ -547,8 +568,21 @@ public final class Hotkeeper implements AutoCloseable {
         private int shardCapacity;
         private long promotionFloor = DEFAULT_PROMOTION_FLOOR;
         private ExpelledKeyListener listener;
+        private Placement placement = Placement.DEFAULT;
 
         private Builder() {
+        }
+
+        /**
+         * Where the table, its links, the salt and the stats live: {@link Placement#DEFAULT} (first touch),
+         * {@code LOCAL} (the building thread's node), {@code node(n)}, {@code INTERLEAVE}. Key shards always go
+         * to the node of the thread that owns them. Without libnuma or with one node every policy falls back to
+         * DEFAULT (one log line; {@link Hotkeeper#placement()} says why); a node that does not exist fails in
+         * {@link #build()} with {@link IllegalArgumentException}.
+         */
+        public Builder placement(Placement placement) {
+            this.placement = Objects.requireNonNull(placement, "placement");
+            return this;
         }
 
         /**

@@ -38,6 +38,21 @@ class LifecycleTest {
     }
 
     @Test
+    void everyRegionIsInThePlacementReportAndAMissingNodeIsAClearError() {
+        try (Hotkeeper hk = Hotkeeper.builder().placement(io.hotkeeper.engine.placement.Placement.LOCAL).build()) {
+            hk.observe(1L);
+            var report = hk.placement();
+            for (String region : new String[] {"table", "links", "salt", "stats"}) {
+                assertTrue(report.region(region) != null, region + " in " + report.format());
+            }
+            assertEquals(hk.tableBytes(), report.region("table").bytes());
+        }
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().placement(io.hotkeeper.engine.placement.Placement.node(7)).build());
+        assertTrue(e.getMessage().startsWith("node=7: available nodes are"), e.getMessage());
+    }
+
+    @Test
     void tableSizeRoundsDownToPowerOfTwoBuckets() {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(100_000).build()) {
             assertEquals(65536, hk.tableBytes());

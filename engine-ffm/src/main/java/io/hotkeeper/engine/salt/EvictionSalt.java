@@ -32,17 +32,31 @@ public final class EvictionSalt {
      * @throws IllegalArgumentException if {@code shards} is not a power of two in 1..32
      */
     public EvictionSalt(Arena arena, int shards) {
-        if (shards < 1 || shards > SaltLayout.MAX_SHARDS || Integer.bitCount(shards) != 1) {
-            throw new IllegalArgumentException("saltShards=" + shards + ": must be a power of two in 1.."
-                    + SaltLayout.MAX_SHARDS);
+        this(arena.allocate(SaltLayout.segmentBytes(checkShards(shards)), SaltLayout.ALIGNMENT), shards);
+    }
+
+    /** A salt over an existing 128-byte aligned segment of {@link SaltLayout#segmentBytes} bytes. */
+    public EvictionSalt(MemorySegment region, int shards) {
+        checkShards(shards);
+        if (region.byteSize() < SaltLayout.segmentBytes(shards)) {
+            throw new IllegalArgumentException("salt segment: size=" + region.byteSize() + ": must be >= "
+                    + SaltLayout.segmentBytes(shards));
         }
         this.shards = shards;
         this.shardMask = shards - 1;
-        this.region = arena.allocate(SaltLayout.segmentBytes(shards), SaltLayout.ALIGNMENT);
+        this.region = region;
         for (int i = 0; i < shards; i++) {
             // Plain stores: the segment is published to other threads by the final field of the owning instance.
             COUNTER.set(region, SaltLayout.counterOffset(i), (long) i);
         }
+    }
+
+    private static int checkShards(int shards) {
+        if (shards < 1 || shards > SaltLayout.MAX_SHARDS || Integer.bitCount(shards) != 1) {
+            throw new IllegalArgumentException("saltShards=" + shards + ": must be a power of two in 1.."
+                    + SaltLayout.MAX_SHARDS);
+        }
+        return shards;
     }
 
     /** Number of counters. Threads: any. Progress: wait-free. */

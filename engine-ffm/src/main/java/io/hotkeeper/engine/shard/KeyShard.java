@@ -97,6 +97,11 @@ public final class KeyShard {
         return capacity;
     }
 
+    /** The shard's segment (diagnostics). Threads: any. Progress: wait-free. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
     /** Bytes of native memory. Threads: any. Progress: wait-free. */
     public long byteSize() {
         return segment.byteSize();

@@ -247,6 +247,23 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         }
     }
 
+    /**
+     * Lets the calling worker reap what was handed to its shard, for an owner that promotes nothing for a while
+     * (an idle thread calls it from its own loop). Threads: the caller acts on its own shard only. Progress:
+     * wait-free (skips a busy shard).
+     */
+    public void drainCurrent() {
+        int id = Workers.id(Workers.current());
+        KeyShard shard = id < ShardLayout.MAX_SHARDS ? shards.get(id) : null;
+        if (shard != null && shard.tryEnter()) {
+            try {
+                shard.drain();
+            } finally {
+                shard.exit();
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ queries
 
     /**
@@ -258,8 +275,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     public List<HeavyHitter> topK(int n) {
         long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
-        int want = Math.max(n, 0);
-        for (int candidates = want + 16; ; candidates *= 2) {
+        int want = (int) Math.min(Math.max(n, 0), slots);
+        for (int candidates = (int) Math.min(want + 16L, slots); ; candidates = (int) Math.min(2L * candidates, slots)) {
             TopCounts top = new TopCounts(candidates);
             long tracked = 0;
             for (long i = 0; i < slots; i++) {
@@ -270,7 +287,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                 }
             }
             List<HeavyHitter> out = resolve(top, want);
-            if (out.size() >= want || tracked <= candidates) {
+            if (out.size() >= want || tracked <= candidates || candidates == slots) {
                 return out;
             }
         }
@@ -312,7 +329,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     public long kthTrackedCount(int k) {
         long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
-        TopCounts top = new TopCounts(k);
+        TopCounts top = new TopCounts((int) Math.min(k, slots));
         long tracked = 0;
         for (long i = 0; i < slots; i++) {
             long word = table.slotOpaque(i * TableLayout.SLOT_BYTES);
@@ -332,6 +349,21 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         }
         long word = table.slotVolatile(slot);
         return TableLayout.tracked(word) ? TableLayout.count(word) : 0;
+    }
+
+    /** The table slot word at byte offset {@code slot} (tests, diagnostics). Threads: any. Progress: wait-free. */
+    public long slotWord(long slot) {
+        return table.slotVolatile(slot);
+    }
+
+    /** The link segment and every shard segment (tests: all must die with the arena). Threads: any. */
+    public List<MemorySegment> regions() {
+        List<MemorySegment> out = new ArrayList<>();
+        out.add(links);
+        for (KeyShard s : shards()) {
+            out.add(s.segment());
+        }
+        return out;
     }
 
     /** Shards created so far. Threads: any. Progress: wait-free. */

@@ -32,13 +32,27 @@ public final class StatsStripes {
      * (a power of two), allocated in {@code arena}.
      */
     public StatsStripes(Arena arena, int exclusiveStripes, int sharedStripes) {
+        this(arena.allocate(segmentBytes(exclusiveStripes, sharedStripes), StatsLayout.ALIGNMENT), exclusiveStripes,
+                sharedStripes);
+    }
+
+    /** Stripes over an existing zeroed, 128-byte aligned segment of {@link #segmentBytes} bytes. */
+    public StatsStripes(MemorySegment region, int exclusiveStripes, int sharedStripes) {
         if (Integer.bitCount(sharedStripes) != 1) {
             throw new IllegalArgumentException("sharedStripes=" + sharedStripes + ": must be a power of two");
         }
+        if (region.byteSize() < segmentBytes(exclusiveStripes, sharedStripes)) {
+            throw new IllegalArgumentException("stats segment: size=" + region.byteSize() + ": must be >= "
+                    + segmentBytes(exclusiveStripes, sharedStripes));
+        }
         this.exclusiveStripes = exclusiveStripes;
         this.sharedMask = sharedStripes - 1;
-        this.region = arena.allocate((long) (exclusiveStripes + sharedStripes) * StatsLayout.STRIPE_BYTES,
-                StatsLayout.ALIGNMENT);
+        this.region = region;
+    }
+
+    /** Bytes for the given stripe counts. Threads: any. Progress: wait-free. */
+    public static long segmentBytes(int exclusiveStripes, int sharedStripes) {
+        return (long) (exclusiveStripes + sharedStripes) * StatsLayout.STRIPE_BYTES;
     }
 
     /** The handle for a worker ticket (see {@link Workers}). Threads: any. Progress: wait-free. */

@@ -70,7 +70,7 @@ public final class Workers {
     private static ThreadLocal<Token> carrierLocal() {
         try {
             Class<?> type = Class.forName("jdk.internal.misc.CarrierThreadLocal");
-            MethodHandle ctor = MethodHandles.publicLookup().findConstructor(type, MethodType.methodType(void.class));
+            MethodHandle ctor = MethodHandles.lookup().findConstructor(type, MethodType.methodType(void.class));
             ThreadLocal<Token> local = (ThreadLocal<Token>) ctor.invoke();
             // Touch it once so a misconfigured JDK fails here, not on the hot path.
             local.get();

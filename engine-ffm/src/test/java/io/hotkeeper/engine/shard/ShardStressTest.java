@@ -1,0 +1,169 @@
+package io.hotkeeper.engine.shard;
+
+import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperStats;
+import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.workload.ZipfKeys;
+import io.hotkeeper.engine.worker.Workers;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Real threads (more than cores) churning a tiny table so that tracked slots change hands all the time: every
+ * replacement of a tracked slot is a foreign deletion through the hand-off.
+ */
+class ShardStressTest {
+
+    @Test
+    void heavyChurnKeepsEveryInvariantAndBoundsZombies() throws Exception {
+        int threads = 4;
+        int perThread = 2_500_000; // 10M observes in all
+        long[] keys = new ZipfKeys(200_000, 0.8).keys(1 << 20, 5);
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).promotionFloor(2).shardCapacity(64)
+                .seed(17).build()) {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                workers[t] = Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        int mask = keys.length - 1;
+                        for (int i = 0; i < perThread; i++) {
+                            hk.observe(keys[(i * 7 + id * 104_729) & mask]);
+                        }
+                        hk.keyShards().drainCurrent();
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                });
+            }
+            // A reader runs topK against the churn the whole time.
+            AtomicLong reads = new AtomicLong();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                while (workers[0].isAlive()) {
+                    for (HeavyHitter h : hk.topK(20)) {
+                        if (h.key().length != 8 || h.estimate() <= 0) {
+                            failure.set(new AssertionError("torn or empty key " + h));
+                        }
+                    }
+                    reads.incrementAndGet();
+                }
+            });
+            for (Thread w : workers) {
+                w.join();
+            }
+            reader.join();
+            assertNull(failure.get());
+            HotkeeperStats stats = hk.stats();
+            assertTrue(stats.handOffs() > 1000, "the workload must churn tracked slots: " + stats);
+
+            // Quiescent now: every tracked slot links a live entry holding a key of that slot.
+            KeyShards shards = hk.keyShards();
+            long tracked = 0;
+            long validated = 0;
+            for (HeavyHitter h : hk.topK(Integer.MAX_VALUE / 2)) {
+                validated++;
+                assertEquals(h.estimate(), hk.estimate(h.keyAsLong()), "a reported key's estimate is its slot's");
+            }
+            for (long i = 0; i < 64 * 8; i++) {
+                if (TableLayout.tracked(hkSlot(hk, i))) {
+                    tracked++;
+                }
+            }
+            assertEquals(tracked, validated, "every tracked slot resolves to its key");
+            long maxZombies = shards.shards().stream().mapToLong(KeyShard::maxZombies).max().orElse(0);
+            long live = shards.shards().stream().mapToLong(KeyShard::live).sum();
+            System.out.printf("stress: %s; topK reads=%d; shards=%d live=%d tracked=%d maxZombies=%d%n",
+                    stats, reads.get(), shards.shardCount(), live, tracked, maxZombies);
+            assertTrue(maxZombies <= 64, "zombies stay below a shard's capacity: " + maxZombies);
+            for (KeyShard s : shards.shards()) {
+                assertTrue(s.live() >= 0 && s.live() <= s.capacity());
+            }
+        }
+    }
+
+    private static long hkSlot(Hotkeeper hk, long slotIndex) {
+        return hk.keyShards().slotWord(slotIndex * TableLayout.SLOT_BYTES);
+    }
+
+    @Test
+    void closingUnderLoadNeverCrashesAndReturnsEveryRegion() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).shardCapacity(32).build();
+            int threads = 4;
+            CountDownLatch running = new CountDownLatch(threads);
+            AtomicReference<Throwable> unexpected = new AtomicReference<>();
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                long seed = t * 1_000_003L;
+                workers[t] = Thread.ofPlatform().start(() -> {
+                    running.countDown();
+                    try {
+                        for (long k = seed; ; k++) {
+                            hk.observe("key-" + (k % 5000));
+                            if ((k & 1023) == 0) {
+                                hk.topK(10);
+                            }
+                        }
+                    } catch (IllegalStateException closed) {
+                        // expected once the instance is closed
+                    } catch (Throwable e) {
+                        unexpected.set(e);
+                    }
+                });
+            }
+            running.await();
+            Thread.sleep(20);
+            List<java.lang.foreign.MemorySegment> regions = hk.keyShards().regions();
+            hk.close();
+            for (Thread w : workers) {
+                w.join(10_000);
+                assertTrue(!w.isAlive());
+            }
+            assertNull(unexpected.get());
+            for (java.lang.foreign.MemorySegment region : regions) {
+                assertTrue(!region.scope().isAlive(), "every native region was freed with the arena");
+            }
+        }
+    }
+
+    @Test
+    void aHundredThousandVirtualThreadsDoNotMultiplyShards() throws Exception {
+        assertTrue(Workers.carrierVisible(), "tests run with jdk.internal.misc exported (see the root pom)");
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 16).promotionFloor(1).build();
+             var executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 100_000; i++) {
+                long key = i % 1000;
+                executor.submit(() -> {
+                    hk.observe(key);
+                    Thread.yield(); // unmount and maybe move to another carrier
+                    hk.observe(key);
+                });
+            }
+            executor.shutdown();
+            assertTrue(executor.awaitTermination(2, TimeUnit.MINUTES));
+            int carriers = Runtime.getRuntime().availableProcessors() + 2;
+            int shards = hk.keyShards().shardCount();
+            System.out.printf("100,000 virtual threads -> %d key shards%n", shards);
+            assertTrue(shards >= 1 && shards <= carriers, "shards=" + shards);
+            assertEquals(1000, hk.topK(2000).size());
+            for (HeavyHitter h : hk.topK(2000)) {
+                assertEquals(200, h.estimate());
+            }
+        }
+    }
+}
