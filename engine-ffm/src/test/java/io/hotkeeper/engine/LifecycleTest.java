@@ -53,6 +53,18 @@ class LifecycleTest {
     }
 
     @Test
+    void recommendedSizeGivesTwentySlotsPerTrackedKey() {
+        assertEquals(16384, Hotkeeper.recommendedMemoryBytes(100));
+        assertEquals(4096, Hotkeeper.recommendedMemoryBytes(1));
+        assertEquals(16L << 20, Hotkeeper.recommendedMemoryBytes(100_000));
+        try (Hotkeeper hk = Hotkeeper.builder().sizedFor(1000).build()) {
+            assertEquals(262144, hk.tableBytes());
+            assertEquals(1000, hk.info().k());
+        }
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.recommendedMemoryBytes(0));
+    }
+
+    @Test
     void tableSizeRoundsDownToPowerOfTwoBuckets() {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(100_000).build()) {
             assertEquals(65536, hk.tableBytes());
