@@ -2,6 +2,7 @@ package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
+import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
@@ -62,6 +63,9 @@ import java.util.concurrent.TimeUnit;
  *       decision record's §6 table (production sizes it with {@code SaltLayout.shardsFor(processors)}; pass
  *       {@code -p shards=32} etc. to try others). The shard is picked by the challenger's spare bits, so threads
  *       spread over shards but still share them.</li>
+ *   <li>{@code perWorker}: the shippable per-worker salt ({@code SaltMode.PER_WORKER}): one counter per stats
+ *       stripe in disjoint residue classes, picked by the thread's stats handle, advanced with an atomic add on a
+ *       line only this thread writes. Globally unique, and no cross-core traffic.</li>
  *   <li>{@code perThread}: each thread gets its own one-shard {@code EvictionSalt} in its own 128-byte region:
  *       the same {@code lock xadd}, uncontended. A benchmark instrument only, not shippable: values from
  *       different threads repeat, which breaks the salt's never-repeats contract. Its gap to {@code shared} is
@@ -95,8 +99,8 @@ public class Phase3EvictBenchmark {
     /** The shared, eviction-saturated table and the shared salt. */
     @State(Scope.Benchmark)
     public static class Table {
-        /** {@code shared}, {@code sharded} or {@code perThread}. */
-        @Param({"shared", "sharded", "perThread"})
+        /** {@code shared}, {@code sharded}, {@code perWorker} or {@code perThread}. */
+        @Param({"shared", "sharded", "perWorker", "perThread"})
         public String salt;
 
         /** Shard count of the {@code sharded} variant (a power of two in 1..32). */
@@ -123,8 +127,12 @@ public class Phase3EvictBenchmark {
             sharedSalt = switch (salt) {
                 case "shared" -> new EvictionSalt(arena, 1);
                 case "sharded" -> new EvictionSalt(arena, shards);
+                case "perWorker" -> EvictionSalt.perWorker(
+                        arena.allocate(SaltLayout.segmentBytes(1) * (STATS_STRIPES + 8), SaltLayout.ALIGNMENT),
+                        STATS_STRIPES + 8);
                 case "perThread" -> null;
-                default -> throw new IllegalArgumentException("salt=" + salt + ": must be shared, sharded or perThread");
+                default -> throw new IllegalArgumentException(
+                        "salt=" + salt + ": must be shared, sharded, perWorker or perThread");
             };
             // The table's own salt is never used: challengeWeakest takes the salt value from the caller.
             EvictionSalt unused = new EvictionSalt(arena, 1);
@@ -197,7 +205,7 @@ public class Phase3EvictBenchmark {
         long hash = worker.nextHash();
         long spare = TableLayout.spare(hash);
         BucketTable t = table.table;
-        return t.challengeWeakest(t.bucketOffset(hash), t.fingerprint(hash), spare, worker.salt.next(spare),
+        return t.challengeWeakest(t.bucketOffset(hash), t.fingerprint(hash), spare, worker.salt.next(spare, worker.statsHandle),
                 worker.statsHandle);
     }
 }

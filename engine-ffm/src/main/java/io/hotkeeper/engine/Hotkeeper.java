@@ -108,11 +108,16 @@ public final class Hotkeeper implements AutoCloseable {
         this.regions = new RegionAllocator();
         Placement placement = b.placement;
         try {
-            this.salt = new EvictionSalt(
-                    regions.allocate(arena, "salt", SaltLayout.segmentBytes(saltShards), SaltLayout.ALIGNMENT,
-                            placement), saltShards);
             int exclusive = Math.max(64, 4 * processors);
             int shared = Integer.highestOneBit(Math.max(8, 2 * processors) * 2 - 1);
+            if (b.saltMode == SaltMode.PER_WORKER) {
+                int stripes = exclusive + shared;
+                this.salt = EvictionSalt.perWorker(regions.allocate(arena, "salt", SaltLayout.segmentBytes(1) * stripes,
+                        SaltLayout.ALIGNMENT, placement), stripes);
+            } else {
+                this.salt = new EvictionSalt(regions.allocate(arena, "salt", SaltLayout.segmentBytes(saltShards),
+                        SaltLayout.ALIGNMENT, placement), saltShards);
+            }
             this.stats = new StatsStripes(regions.allocate(arena, "stats",
                     StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;

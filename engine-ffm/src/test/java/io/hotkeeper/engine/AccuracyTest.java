@@ -1,5 +1,6 @@
 package io.hotkeeper.engine;
 
+import io.hotkeeper.engine.salt.SaltMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,14 +18,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AccuracyTest {
     private static final int K = 100;
 
-    @ParameterizedTest(name = "s={0} memory={1} threads={2}")
+    @ParameterizedTest(name = "s={0} memory={1} threads={2} salt={3}")
     @CsvSource({
-            "1.0, 16384, 1", "1.2, 16384, 1", "1.0, 65536, 1", "1.2, 65536, 1",
-            "1.0, 16384, 2", "1.2, 16384, 2"})
-    void topHundredByEstimateIsTheTrueTopHundred(double s, long memory, int threads) throws Exception {
+            "1.0, 16384, 1, SHARED", "1.2, 16384, 1, SHARED", "1.0, 65536, 1, SHARED", "1.2, 65536, 1, SHARED",
+            "1.0, 16384, 2, SHARED", "1.2, 16384, 2, SHARED", "1.0, 16384, 2, SHARDED", "1.0, 16384, 2, PER_WORKER"})
+    void topHundredByEstimateIsTheTrueTopHundred(double s, long memory, int threads, SaltMode salt)
+            throws Exception {
         long[] stream = Streams.zipf(s);
         Map<Long, Long> exact = Streams.exact(stream);
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(memory).seed(11).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(memory).seed(11).saltMode(salt).build()) {
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
                 int id = t;
@@ -50,8 +52,8 @@ class AccuracyTest {
                 are += Math.abs(hk.estimate(key) - truth) / (double) truth;
             }
             are /= top.length;
-            System.out.printf("s=%.1f memory=%d threads=%d precision@%d=%.3f ARE=%.4f%n",
-                    s, memory, threads, K, precision, are);
+            System.out.printf("s=%.1f memory=%d threads=%d salt=%s precision@%d=%.3f ARE=%.4f%n",
+                    s, memory, threads, salt, K, precision, are);
             assertTrue(precision >= 0.95, "precision=" + precision);
             assertTrue(are < 0.05, "ARE=" + are);
         }

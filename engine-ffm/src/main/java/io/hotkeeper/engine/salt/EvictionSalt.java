@@ -24,6 +24,8 @@ public final class EvictionSalt {
     private final MemorySegment region;
     private final int shards;
     private final int shardMask;
+    /** PER_WORKER mode: the counter is picked by the caller's stats handle, not by the spare bits. */
+    private final boolean perWorker;
 
     /**
      * A salt with {@code shards} counters (a power of two in 1..32) in a segment from {@code arena}, which owns
@@ -37,7 +39,21 @@ public final class EvictionSalt {
 
     /** A salt over an existing 128-byte aligned segment of {@link SaltLayout#segmentBytes} bytes. */
     public EvictionSalt(MemorySegment region, int shards) {
-        checkShards(shards);
+        this(region, checkShards(shards), false);
+    }
+
+    /**
+     * A per-worker salt over {@code region} with one counter per stats stripe ({@code stripes} of them, the
+     * stripe geometry of {@code StatsStripes}: counter i at i * 128). Threads: one, before publication.
+     */
+    public static EvictionSalt perWorker(MemorySegment region, int stripes) {
+        if (stripes < 1 || stripes > 1 << 20) {
+            throw new IllegalArgumentException("stripes=" + stripes + ": must be in 1.." + (1 << 20));
+        }
+        return new EvictionSalt(region, stripes, true);
+    }
+
+    private EvictionSalt(MemorySegment region, int shards, boolean perWorker) {
         if (region.byteSize() < SaltLayout.segmentBytes(shards)) {
             throw new IllegalArgumentException("salt segment: size=" + region.byteSize() + ": must be >= "
                     + SaltLayout.segmentBytes(shards));
@@ -45,6 +61,7 @@ public final class EvictionSalt {
         this.shards = shards;
         this.shardMask = shards - 1;
         this.region = region;
+        this.perWorker = perWorker;
         for (int i = 0; i < shards; i++) {
             // Plain stores: the segment is published to other threads by the final field of the owning instance.
             COUNTER.set(region, SaltLayout.counterOffset(i), (long) i);
@@ -70,9 +87,32 @@ public final class EvictionSalt {
      * <p>Threads: any. Progress: wait-free.
      */
     public long next(long spare) {
+        if (perWorker) {
+            throw new IllegalStateException("a per-worker salt needs the caller's stats handle: next(spare, handle)");
+        }
         long offset = SaltLayout.counterOffset((int) spare & shardMask);
         // Volatile getAndAdd: atomicity is the whole contract; on x86 every RMW mode is the same lock xadd.
         return (long) COUNTER.getAndAdd(region, offset, (long) shards);
+    }
+
+    /**
+     * A fresh salt value for a caller whose stats handle is {@code statsHandle}: from the caller's own counter
+     * in per-worker mode, else as {@link #next(long)}.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public long next(long spare, long statsHandle) {
+        if (!perWorker) {
+            return next(spare);
+        }
+        // The stripe offset (bit 0 of a handle flags a shared stripe; counters use the same 128-byte geometry).
+        // Atomic even for an exclusive stripe: uniqueness must not depend on how a dead thread's id was handed on.
+        return (long) COUNTER.getAndAdd(region, statsHandle & ~1L, (long) shards);
+    }
+
+    /** Whether counters are picked per worker. Threads: any. Progress: wait-free. */
+    public boolean perWorker() {
+        return perWorker;
     }
 
     /** Shard {@code shard}'s next value, without taking it (tests and diagnostics). Threads: any. Progress: wait-free. */

@@ -249,7 +249,7 @@ public final class BucketTable {
         long draws = 0;
         long taken = 0;
         while (true) {
-            long draw = lottery.draw(spare, salt.next(spare));
+            long draw = lottery.draw(spare, salt.next(spare, statsHandle));
             draws++;
             long trials = weight == 1 ? (lottery.wins(draw, count) ? 1 : Long.MAX_VALUE)
                     : lottery.trialsToFirstWin(draw, count);

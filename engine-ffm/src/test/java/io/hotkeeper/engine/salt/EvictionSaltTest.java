@@ -71,6 +71,42 @@ class EvictionSaltTest {
     }
 
     @Test
+    void perWorkerCountersNeverRepeatAcrossThreadsEvenWhenThreadsShareAStripe() throws Exception {
+        int stripes = 5; // not a power of two: residue classes need none
+        int threads = 4;
+        int perThread = 200_000;
+        long[][] drawn = new long[threads][perThread];
+        try (Arena arena = Arena.ofShared()) {
+            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(1) * stripes, 128),
+                    stripes);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                // Threads 0 and 1 share stripe 0 (a carrier's virtual threads); 2 and 3 have their own.
+                long handle = SaltLayout.counterOffset(id < 2 ? 0 : id) | (id < 2 ? 1 : 0);
+                workers.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        drawn[id][i] = salt.next(i, handle);
+                    }
+                }));
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+        }
+        long[] all = Arrays.stream(drawn).flatMapToLong(Arrays::stream).sorted().toArray();
+        for (int i = 1; i < all.length; i++) {
+            assertTrue(all[i] != all[i - 1], "salt value repeated: " + all[i]);
+        }
+        for (int t = 0; t < threads; t++) {
+            int stripe = t < 2 ? 0 : t;
+            for (long v : drawn[t]) {
+                assertEquals(stripe, v % stripes);
+            }
+        }
+    }
+
+    @Test
     void shardCountFollowsProcessorsRoundedUpAndCapped() {
         assertEquals(1, SaltLayout.shardsFor(1));
         assertEquals(2, SaltLayout.shardsFor(2));
