@@ -91,9 +91,13 @@ public class ObserveBenchmark {
         @Param({"zipf1.0", "zipf1.2", "uniform"})
         public String stream;
 
-        /** Eviction salt: shared or sharded. */
-        @Param({"shared", "sharded"})
+        /** Eviction salt: shared, sharded or perWorker. */
+        @Param({"shared", "sharded", "perWorker"})
         public String salt;
+
+        /** Key shards (real keys for topK): on (the default) or off; {@code -p keyShards=on,off} compares. */
+        @Param({"on"})
+        public String keyShards;
 
         Hotkeeper sketch;
         /** The stream as long keys (for {@link #observe}). */
@@ -107,7 +111,7 @@ public class ObserveBenchmark {
 
         @Setup(Level.Trial)
         public void setup(BenchmarkParams params) {
-            sketch = Workloads.sketch(memory, salt);
+            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"));
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, 0x0b5e_57eaL);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {

@@ -74,7 +74,7 @@ public class ObserveEvictionHeavyBenchmark {
         public long memory;
 
         /** Eviction salt: shared or sharded. */
-        @Param({"shared", "sharded"})
+        @Param({"shared", "sharded", "perWorker"})
         public String salt;
 
         /** Weight of each fill observation, i.e. the occupants' count. */

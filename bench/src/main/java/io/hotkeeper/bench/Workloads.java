@@ -21,11 +21,18 @@ final class Workloads {
      * default shard count, {@code SaltLayout.shardsFor(availableProcessors)}).
      */
     static Hotkeeper sketch(long memoryBytes, String salt) {
-        Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED);
+        return sketch(memoryBytes, salt, true);
+    }
+
+    /** As {@link #sketch(long, String)}, with key shards on or off. */
+    static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards) {
+        Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
+                .keyShards(keyShards);
         switch (salt) {
             case "shared" -> { }
             case "sharded" -> builder.shardedSalt();
-            default -> throw new IllegalArgumentException("salt=" + salt + ": must be shared or sharded");
+            case "perWorker" -> builder.saltMode(io.hotkeeper.engine.salt.SaltMode.PER_WORKER);
+            default -> throw new IllegalArgumentException("salt=" + salt + ": must be shared, sharded or perWorker");
         }
         return builder.build();
     }

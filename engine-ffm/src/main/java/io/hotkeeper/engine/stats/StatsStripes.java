@@ -48,6 +48,28 @@ public final class StatsStripes {
         this.exclusiveStripes = exclusiveStripes;
         this.sharedMask = sharedStripes - 1;
         this.region = region;
+        for (int s = 0; s < exclusiveStripes + sharedStripes; s++) {
+            // Plain stores before publication (the owning instance's final field publishes the region).
+            COUNTER.set(region, StatsLayout.stripeOffset(s) + StatsLayout.RANDOM,
+                    io.hotkeeper.engine.hash.KeyHasher.splitMix(s + 1L) | 1L);
+        }
+    }
+
+    /**
+     * The next pseudo-random word of the stripe named by {@code handle} (xorshift64*). A racing pair of writers
+     * on a shared stripe may both return the same word: harmless, it only feeds unbiased coin flips.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public long random(long handle) {
+        long offset = (handle & ~SHARED_BIT) + StatsLayout.RANDOM;
+        long x = (long) COUNTER.get(region, offset);
+        x ^= x >>> 12;
+        x ^= x << 25;
+        x ^= x >>> 27;
+        // Opaque: never torn; the state is the stripe owner's, and a race only repeats a coin flip.
+        COUNTER.setOpaque(region, offset, x);
+        return x * 0x2545F4914F6CDD1DL;
     }
 
     /** Bytes for the given stripe counts. Threads: any. Progress: wait-free. */

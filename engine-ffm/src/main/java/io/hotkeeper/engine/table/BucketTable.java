@@ -70,6 +70,9 @@ public final class BucketTable {
     private final StatsStripes stats;
     private final long promotionFloor;
     private final TrackedSlots trackedSlots;
+    /** Counts at or above this are incremented probabilistically; Long.MAX_VALUE when counting is exact. */
+    private final long approximateFrom;
+    private final int approximateBits;
 
     /**
      * A zeroed table of {@code 2^indexBits} buckets in a segment from {@code arena}, which owns and frees it.
@@ -96,6 +99,23 @@ public final class BucketTable {
     public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
                        StatsStripes stats, long promotionFloor,
                        java.util.function.Function<BucketTable, TrackedSlots> trackedSlots) {
+        this(table, indexBits, lottery, salt, stats, promotionFloor, trackedSlots, 0);
+    }
+
+    /**
+     * As above, with approximate counting from {@code 2^approximateBits} on ({@code 0}: exact counting). A
+     * refresh of a count {@code c >= 2^t} adds {@code 2^j} with probability {@code 2^-j}, {@code j =
+     * floor(log2 c) - t + 1}: unbiased, a relative standard error of about {@code 1.63 * 2^(-t/2)}, and a
+     * write for only one in {@code 2^j} refreshes of a hot key (docs/performance.md).
+     */
+    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
+                       StatsStripes stats, long promotionFloor,
+                       java.util.function.Function<BucketTable, TrackedSlots> trackedSlots, int approximateBits) {
+        if (approximateBits != 0 && (approximateBits < 4 || approximateBits > 32)) {
+            throw new IllegalArgumentException("approximateBits=" + approximateBits + ": must be 0 or in 4..32");
+        }
+        this.approximateBits = approximateBits;
+        this.approximateFrom = approximateBits == 0 ? Long.MAX_VALUE : 1L << approximateBits;
         if (indexBits < TableLayout.MIN_INDEX_BITS || indexBits > TableLayout.MAX_INDEX_BITS) {
             throw new IllegalArgumentException("indexBits=" + indexBits + ": must be in "
                     + TableLayout.MIN_INDEX_BITS + ".." + TableLayout.MAX_INDEX_BITS);
@@ -217,6 +237,30 @@ public final class BucketTable {
             // Saturated: nothing changes, so nothing is written.
             stats.add(statsHandle, StatsLayout.SATURATIONS, 1);
             return flags(word, MAX_COUNT);
+        }
+        if (count >= approximateFrom && weight < count >>> approximateBits) {
+            // Approximate counting: add 2^j with probability 2^-j; most refreshes of a hot key write nothing.
+            int j = 64 - Long.numberOfLeadingZeros(count) - approximateBits;
+            long coin = stats.random(statsHandle);
+            stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+            if ((coin & ((1L << j) - 1)) != 0) {
+                return flags(word, count);
+            }
+            long increment = weight << j;
+            // Once the coin says "write", retry only the CAS (a re-drawn coin would bias counts down under
+            // contention); give up to a full re-scan only if the slot changed key.
+            while (true) {
+                long next = Math.min(MAX_COUNT, TableLayout.count(word) + increment);
+                long witness = (long) SLOT.compareAndExchangeRelease(table, offset, word,
+                        (word & ~TableLayout.COUNT_MASK) | next);
+                if (witness == word) {
+                    return flags(word, next);
+                }
+                if (witness == 0 || TableLayout.fingerprint(witness) != TableLayout.fingerprint(word)) {
+                    return -1;
+                }
+                word = witness;
+            }
         }
         boolean saturates = weight >= MAX_COUNT - count;
         long next = saturates ? MAX_COUNT : count + weight;
