@@ -243,21 +243,31 @@ public final class KeyShard {
      * parked, not waited for).
      */
     public void drain() {
-        long chain = ownerGet(ShardLayout.PENDING);
-        if (chain == NONE) {
-            if ((long) LONG.getOpaque(segment, ShardLayout.STACK_HEAD) == NONE) {
-                return; // nothing handed over: a plain read of a line we would otherwise write
+        // Two rounds: a parked chain from an earlier drain first, then whatever was pushed since.
+        for (int round = 0; round < 2; round++) {
+            long chain = ownerGet(ShardLayout.PENDING);
+            if (chain == NONE) {
+                if ((long) LONG.getOpaque(segment, ShardLayout.STACK_HEAD) == NONE) {
+                    return; // nothing handed over: a read of a line we would otherwise write
+                }
+                // Volatile getAndSet: takes the whole stack; pairs with the pushers' getAndSet.
+                chain = (long) LONG.getAndSet(segment, ShardLayout.STACK_HEAD, (long) NONE);
             }
-            // Volatile getAndSet: takes the whole stack; pairs with the pushers' getAndSet.
-            chain = (long) LONG.getAndSet(segment, ShardLayout.STACK_HEAD, (long) NONE);
+            if (!reapChain(chain)) {
+                return;
+            }
         }
+    }
+
+    /** Reaps a popped chain; false if it met a link not yet written and parked the rest in PENDING. */
+    private boolean reapChain(long chain) {
         long waiting = 0;
-        for (long c = chain; c != NONE; ) {
+        for (long c = chain; c != NONE; waiting++) {
             long next = (long) LONG.getAcquire(segment, ShardLayout.entryOffset((int) c, entryBytes) + ShardLayout.NEXT);
             if (next == NOT_YET) {
+                waiting++;
                 break;
             }
-            waiting++;
             c = next;
         }
         if (waiting > ownerGet(ShardLayout.MAX_ZOMBIES)) {
@@ -269,12 +279,13 @@ public final class KeyShard {
             long next = (long) LONG.getAcquire(segment, nextOffset);
             if (next == NOT_YET) {
                 ownerSet(ShardLayout.PENDING, chain);
-                return;
+                return false;
             }
             reapHandedOver((int) chain);
             chain = next;
         }
         ownerSet(ShardLayout.PENDING, NONE);
+        return true;
     }
 
     private void reapHandedOver(int entry) {

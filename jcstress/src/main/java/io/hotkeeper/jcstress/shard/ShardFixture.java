@@ -1,0 +1,82 @@
+package io.hotkeeper.jcstress.shard;
+
+import io.hotkeeper.engine.shard.KeyShard;
+import io.hotkeeper.engine.shard.ShardLayout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A small key shard for one jcstress state: 4 entries of 16-byte keys in memory from an automatic arena (jcstress
+ * creates states by the million and never closes them; the garbage collector frees them).
+ */
+final class ShardFixture {
+    static final int CAPACITY = 4;
+    static final int MAX_KEY_BYTES = 16;
+
+    final KeyShard shard;
+
+    ShardFixture() {
+        MemorySegment segment = Arena.ofAuto().allocate(ShardLayout.shardBytes(CAPACITY, MAX_KEY_BYTES),
+                ShardLayout.ALIGNMENT);
+        shard = new KeyShard(0, segment, CAPACITY, MAX_KEY_BYTES, (s, entry, link) -> { });
+    }
+
+    /** Inserts the 16-byte key {@code fill} x 16 as the owner; returns its link. */
+    long insert(byte fill, long hash) {
+        MemorySegment key = MemorySegment.ofArray(new byte[MAX_KEY_BYTES]).fill(fill);
+        if (!shard.tryEnter()) {
+            throw new IllegalStateException("fixture shard busy");
+        }
+        try {
+            long link = shard.insertBytes(hash, 0, key, 0, MAX_KEY_BYTES);
+            if (link == 0) {
+                throw new IllegalStateException("fixture shard full");
+            }
+            return link;
+        } finally {
+            shard.exit();
+        }
+    }
+
+    /** Runs the owner's drain inside an owner section; false if the section was busy. */
+    boolean drain() {
+        if (!shard.tryEnter()) {
+            return false;
+        }
+        try {
+            shard.drain();
+            return true;
+        } finally {
+            shard.exit();
+        }
+    }
+
+    /** The foreign deleter: gate, then hand-off. 1 if this call pushed the entry, else 0. */
+    long delete(long link) {
+        int entry = ShardLayout.linkEntry(link);
+        if (!shard.markDead(entry, ShardLayout.linkGeneration(link))) {
+            return 0;
+        }
+        shard.push(entry);
+        return 1;
+    }
+
+    /** Entry state summary: 1 if freed exactly once (generation + 1, no flags, no references), 0 if still held. */
+    long freedOnce(long link) {
+        long state = shard.state(ShardLayout.linkEntry(link));
+        int gen = ShardLayout.generation(state);
+        if (gen == ShardLayout.linkGeneration(link) + 1 && (state & 0xFFFF_FFFFL) == 0) {
+            return 1;
+        }
+        if (gen == ShardLayout.linkGeneration(link)) {
+            return 0;
+        }
+        return 100 + gen - ShardLayout.linkGeneration(link); // freed more than once, or corrupt
+    }
+
+    /** References held on the entry now. */
+    long references(long link) {
+        return ShardLayout.references(shard.state(ShardLayout.linkEntry(link)));
+    }
+}
