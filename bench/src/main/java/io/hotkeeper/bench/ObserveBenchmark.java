@@ -99,6 +99,10 @@ public class ObserveBenchmark {
         @Param({"on"})
         public String keyShards;
 
+        /** Approximate counting from 2^approx on; 0 (the default) counts exactly; {@code -p approx=0,14}. */
+        @Param({"0"})
+        public int approx;
+
         Hotkeeper sketch;
         /** The stream as long keys (for {@link #observe}). */
         long[] keys;
@@ -111,7 +115,7 @@ public class ObserveBenchmark {
 
         @Setup(Level.Trial)
         public void setup(BenchmarkParams params) {
-            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"));
+            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx);
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, 0x0b5e_57eaL);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {

@@ -21,13 +21,13 @@ final class Workloads {
      * default shard count, {@code SaltLayout.shardsFor(availableProcessors)}).
      */
     static Hotkeeper sketch(long memoryBytes, String salt) {
-        return sketch(memoryBytes, salt, true);
+        return sketch(memoryBytes, salt, true, 0);
     }
 
-    /** As {@link #sketch(long, String)}, with key shards on or off. */
-    static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards) {
+    /** As {@link #sketch(long, String)}, with key shards on or off and approximate counting from 2^approx. */
+    static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx) {
         Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
-                .keyShards(keyShards);
+                .keyShards(keyShards).approximateCountsAbove(approx);
         switch (salt) {
             case "shared" -> { }
             case "sharded" -> builder.shardedSalt();
