@@ -138,11 +138,13 @@ public final class Hotkeeper implements AutoCloseable {
                                 bytes -> placement.equals(Placement.DEFAULT)
                                         ? regions.allocate(arena, "shard", bytes, ShardLayout.ALIGNMENT, placement)
                                         : regions.allocateOnCurrentNode(arena, "shard", bytes,
-                                                ShardLayout.ALIGNMENT)), b.approximateBits);
+                                                ShardLayout.ALIGNMENT)), b.approximateBits,
+                        regions.allocate(arena, "control", BucketTable.CONTROL_BYTES, 128, placement));
                 this.shards = built[0];
             } else {
                 this.table = new BucketTable(tableSegment, indexBits, lottery, salt, stats, Long.MAX_VALUE,
-                        t -> null, b.approximateBits);
+                        t -> null, b.approximateBits,
+                        regions.allocate(arena, "control", BucketTable.CONTROL_BYTES, 128, placement));
                 this.shards = null;
             }
             this.k = b.k;
@@ -677,8 +679,9 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         /**
-         * The count at which a key is recorded in its observer's shard (>= 1; default 8). Lower floors track
-         * lighter keys at the cost of more promotions.
+         * The initial count at which a key is recorded in its observer's shard (>= 1; default 8). The floor rises
+         * by itself when a full shard turns away a candidate lighter than its eviction victim, so it settles where
+         * the shards hold the heaviest keys; lower starting floors track light keys earlier.
          */
         public Builder promotionFloor(long promotionFloor) {
             if (promotionFloor < 1 || promotionFloor > TableLayout.MAX_COUNT) {

@@ -45,8 +45,9 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *  4. References: the shard holds one while MEMBER, each push holds one until the owner pops it; an entry is
  *     freed (generation + 1) only when both are gone, so a popped entry was never reused under the pusher.
  *  5. When full, the shard evicts one of its own entries with SIEVE: the hand walks from the oldest entry
- *     towards the newest, clearing VISITED bits, and evicts the first unvisited entry. Shards never evict for
- *     each other, so a busy worker owns a proportionally larger share.
+ *     towards the newest, clearing VISITED bits, and nominates the first unvisited entry; it is evicted only if
+ *     its slot counts less than the candidate's (else the candidate is turned away and the promotion floor
+ *     rises above it). Shards never evict for each other, so a busy worker owns a proportionally larger share.
  */
 public final class KeyShard {
     /** Coordinates (MemorySegment, long byteOffset). */
@@ -54,9 +55,15 @@ public final class KeyShard {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final ValueLayout.OfLong KEY_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    /** What the shard asks of its owner when SIEVE evicts an entry whose key may still hold a table slot. */
+    /** What the shard asks of the table side when it is full. Called by the owner. */
     public interface Evictions {
-        /** Untracks the table slot of an entry that is about to be deleted. Called by the owner. */
+        /** The current count of the table slot an entry tracks, or 0 if the slot no longer links it. */
+        long trackedCount(KeyShard shard, int entry, long link);
+
+        /** A candidate with {@code count} was turned away: a heavier entry would have been evicted for it. */
+        void rejected(long count);
+
+        /** Untracks the table slot of an entry that is about to be deleted. */
         void evicting(KeyShard shard, int entry, long link);
     }
 
@@ -124,12 +131,13 @@ public final class KeyShard {
     }
 
     /**
-     * Inserts the key {@code key} (8 little-endian bytes) for the table slot at {@code slotOffset}; returns the
-     * link naming the new entry, or 0 if the shard could not make room. Threads: the owner. Progress: wait-free
+     * Inserts the key {@code key} (8 little-endian bytes) for the table slot at {@code slotOffset}, whose count is
+     * {@code count}; returns the link naming the new entry, or 0 if the shard could not make room (full, and its
+     * SIEVE victim's slot counts at least {@code count}). Threads: the owner. Progress: wait-free
      * (bounded by the capacity).
      */
-    public long insertLong(long hash, long slotOffset, long key) {
-        int entry = allocate();
+    public long insertLong(long hash, long slotOffset, long key, long count) {
+        int entry = allocate(count);
         if (entry == NONE) {
             return 0;
         }
@@ -149,8 +157,8 @@ public final class KeyShard {
      * Inserts the key {@code key[offset, offset + length)}, truncated to maxKeyBytes; returns the link or 0.
      * Threads: the owner. Progress: wait-free.
      */
-    public long insertBytes(long hash, long slotOffset, MemorySegment key, long offset, long length) {
-        int entry = allocate();
+    public long insertBytes(long hash, long slotOffset, MemorySegment key, long offset, long length, long count) {
+        int entry = allocate(count);
         if (entry == NONE) {
             return 0;
         }
@@ -164,8 +172,8 @@ public final class KeyShard {
      * Inserts the UTF-8 bytes of {@code key}, truncated to maxKeyBytes; returns the link or 0. Threads: the
      * owner. Progress: wait-free.
      */
-    public long insertChars(long hash, long slotOffset, CharSequence key) {
-        int entry = allocate();
+    public long insertChars(long hash, long slotOffset, CharSequence key, long count) {
+        int entry = allocate(count);
         if (entry == NONE) {
             return 0;
         }
@@ -191,7 +199,7 @@ public final class KeyShard {
         return ShardLayout.link(id, entry, generation);
     }
 
-    private int allocate() {
+    private int allocate(long candidateCount) {
         drain();
         advanceReapCursor();
         for (int attempt = 0; attempt <= capacity; attempt++) {
@@ -210,7 +218,7 @@ public final class KeyShard {
                         1L << ShardLayout.GENERATION_SHIFT);
                 return entry;
             }
-            if (!sieveEvict()) {
+            if (!sieveEvict(candidateCount)) {
                 return NONE;
             }
         }
@@ -406,8 +414,12 @@ public final class KeyShard {
         }
     }
 
-    /** Evicts one unvisited entry; false if the shard holds nothing it can evict. */
-    private boolean sieveEvict() {
+    /**
+     * Evicts the SIEVE victim (the first unvisited entry from the hand) if its slot counts less than
+     * {@code candidateCount}; false if there is no victim or the victim is heavier (then the hand stays and the
+     * table is told, so the floor can rise).
+     */
+    private boolean sieveEvict(long candidateCount) {
         long live = ownerGet(ShardLayout.LIVE);
         int hand = (int) ownerGet(ShardLayout.SIEVE_HAND);
         if (hand == NONE) {
@@ -423,10 +435,15 @@ public final class KeyShard {
                 continue;
             }
             int victim = hand;
-            int n = newer(victim);
-            ownerSet(ShardLayout.SIEVE_HAND, n);
             int generation = ShardLayout.generation(state);
-            evictions.evicting(this, victim, ShardLayout.link(id, victim, generation));
+            long link = ShardLayout.link(id, victim, generation);
+            if (evictions.trackedCount(this, victim, link) >= candidateCount) {
+                ownerSet(ShardLayout.SIEVE_HAND, victim);
+                evictions.rejected(candidateCount);
+                return false;
+            }
+            ownerSet(ShardLayout.SIEVE_HAND, newer(victim));
+            evictions.evicting(this, victim, link);
             deleteOwn(victim, generation);
             return true;
         }

@@ -81,7 +81,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         try {
             long slot = claim(hash);
             if (slot >= 0) {
-                finish(shard, hash, slot, shard.insertLong(hash, slot, key), statsHandle);
+                finish(shard, hash, slot, shard.insertLong(hash, slot, key, countOf(slot)), statsHandle);
             }
         } finally {
             shard.exit();
@@ -97,7 +97,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         try {
             long slot = claim(hash);
             if (slot >= 0) {
-                finish(shard, hash, slot, shard.insertBytes(hash, slot, key, offset, length), statsHandle);
+                finish(shard, hash, slot, shard.insertBytes(hash, slot, key, offset, length, countOf(slot)), statsHandle);
             }
         } finally {
             shard.exit();
@@ -113,7 +113,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         try {
             long slot = claim(hash);
             if (slot >= 0) {
-                finish(shard, hash, slot, shard.insertChars(hash, slot, key), statsHandle);
+                finish(shard, hash, slot, shard.insertChars(hash, slot, key, countOf(slot)), statsHandle);
             }
         } finally {
             shard.exit();
@@ -201,6 +201,26 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                 return;
             }
         }
+    }
+
+    private long countOf(long slot) {
+        return TableLayout.count(table.slotVolatile(slot));
+    }
+
+    @Override
+    public long trackedCount(KeyShard shard, int entry, long link) {
+        long slot = shard.slotOf(entry);
+        long word = table.slotVolatile(slot);
+        if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(shard.hashOf(entry))
+                || (long) LINK.getVolatile(links, slot) != link) {
+            return 0; // a stale entry: its slot moved on; evicting it costs nothing
+        }
+        return TableLayout.count(word);
+    }
+
+    @Override
+    public void rejected(long count) {
+        table.raisePromotionFloor(count + 1);
     }
 
     @Override

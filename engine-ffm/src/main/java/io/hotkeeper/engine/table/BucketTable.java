@@ -49,6 +49,9 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
 public final class BucketTable {
     /** Coordinates (MemorySegment, long byteOffset); the segment is 128-byte aligned, so every mode is legal. */
     private static final VarHandle SLOT = ValueLayout.JAVA_LONG.varHandle();
+    /** Bytes of the control region (the promotion floor at offset 0, the rest padding). */
+    public static final int CONTROL_BYTES = 128;
+    private static final long FLOOR_OFFSET = 0;
     /** Phase-3 rounds after a lost CAS before the challenger is treated as having lost its draw. */
     public static final int MAX_LOTTERY_ROUNDS = 8;
     /**
@@ -68,7 +71,12 @@ public final class BucketTable {
     private final DecayLottery lottery;
     private final EvictionSalt salt;
     private final StatsStripes stats;
-    private final long promotionFloor;
+    /**
+     * The promotion floor, alone in a 128-byte control region (native, or a heap long[] for fixtures): read
+     * (opaque) by every observation that leaves an untracked slot, raised (CAS max) by shard owners whose full
+     * shard turns a candidate away, so that the floor settles where the shards are just full.
+     */
+    private final MemorySegment control;
     private final TrackedSlots trackedSlots;
     /** Counts at or above this are incremented probabilistically; Long.MAX_VALUE when counting is exact. */
     private final long approximateFrom;
@@ -99,7 +107,8 @@ public final class BucketTable {
     public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
                        StatsStripes stats, long promotionFloor,
                        java.util.function.Function<BucketTable, TrackedSlots> trackedSlots) {
-        this(table, indexBits, lottery, salt, stats, promotionFloor, trackedSlots, 0);
+        this(table, indexBits, lottery, salt, stats, promotionFloor, trackedSlots, 0,
+                MemorySegment.ofArray(new long[CONTROL_BYTES / Long.BYTES]));
     }
 
     /**
@@ -110,7 +119,8 @@ public final class BucketTable {
      */
     public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
                        StatsStripes stats, long promotionFloor,
-                       java.util.function.Function<BucketTable, TrackedSlots> trackedSlots, int approximateBits) {
+                       java.util.function.Function<BucketTable, TrackedSlots> trackedSlots, int approximateBits,
+                       MemorySegment control) {
         if (approximateBits != 0 && (approximateBits < 4 || approximateBits > 32)) {
             throw new IllegalArgumentException("approximateBits=" + approximateBits + ": must be 0 or in 4..32");
         }
@@ -136,7 +146,11 @@ public final class BucketTable {
         if (promotionFloor < 1) {
             throw new IllegalArgumentException("promotionFloor=" + promotionFloor + ": must be >= 1");
         }
-        this.promotionFloor = promotionFloor;
+        if (control.byteSize() < CONTROL_BYTES) {
+            throw new IllegalArgumentException("control: size=" + control.byteSize() + ": must be >= " + CONTROL_BYTES);
+        }
+        this.control = control;
+        SLOT.setRelease(control, FLOOR_OFFSET, promotionFloor);
         this.trackedSlots = trackedSlots.apply(this);
     }
 
@@ -206,7 +220,7 @@ public final class BucketTable {
                 // Release CAS 0 -> word: pairs with readSlotAcquire. Fails only if another thread claimed it.
                 if (cas(base + (long) empty * SLOT_BYTES, 0L, TableLayout.word(fp, count))) {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
-                    return count >= promotionFloor ? count | PROMOTE : count;
+                    return count >= promotionFloor() ? count | PROMOTE : count;
                 }
                 continue;
             }
@@ -277,7 +291,7 @@ public final class BucketTable {
     /** The observe result for a refreshed slot: the count, plus PROMOTE or a sampled VISIT. */
     private long flags(long word, long count) {
         if (!TableLayout.tracked(word)) {
-            return count >= promotionFloor ? count | PROMOTE : count;
+            return count >= promotionFloor() ? count | PROMOTE : count;
         }
         return (count & VISIT_SAMPLE_MASK) == 0 ? count | VISIT : count;
     }
@@ -332,7 +346,7 @@ public final class BucketTable {
         if (TableLayout.tracked(victim) && trackedSlots != null) {
             trackedSlots.replaced(offset, victim);
         }
-        return taken >= promotionFloor ? taken | PROMOTE : taken;
+        return taken >= promotionFloor() ? taken | PROMOTE : taken;
     }
 
     /**
@@ -393,7 +407,20 @@ public final class BucketTable {
 
     /** The promotion floor. Threads: any. Progress: wait-free. */
     public long promotionFloor() {
-        return promotionFloor;
+        // Opaque: the freshest value without ordering; a stale floor only delays or repeats a promotion attempt.
+        return (long) SLOT.getOpaque(control, FLOOR_OFFSET);
+    }
+
+    /**
+     * Raises the promotion floor to at least {@code floor} (never lowers it). Threads: any. Progress: lock-free.
+     */
+    public void raisePromotionFloor(long floor) {
+        while (true) {
+            long current = (long) SLOT.getOpaque(control, FLOOR_OFFSET);
+            if (floor <= current || SLOT.compareAndSet(control, FLOOR_OFFSET, current, floor)) {
+                return;
+            }
+        }
     }
 
     /**

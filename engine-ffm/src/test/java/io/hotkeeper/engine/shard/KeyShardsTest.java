@@ -116,22 +116,40 @@ class KeyShardsTest {
     }
 
     @Test
-    void aFullShardEvictsItsOwnUnvisitedEntriesWithSieve() {
+    void aFullShardEvictsItsOwnUnvisitedLighterEntriesWithSieve() {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
                 .shardCapacity(16).build()) {
-            // One heavy key, observed often enough to be visited; then a stream of one-off keys.
+            // One heavy key, observed often enough to be visited; then ever heavier one-off keys, each of which
+            // beats the (unvisited, lighter) SIEVE victim and takes its entry.
             for (int round = 0; round < 200; round++) {
                 for (int i = 0; i < 64; i++) {
                     hk.observe("heavy");
                 }
-                hk.observe("light-" + round);
+                hk.observe("light-" + round, round + 2);
             }
             KeyShard shard = hk.keyShards().shards().getFirst();
             assertTrue(shard.live() <= 16);
-            List<HeavyHitter> top = hk.topK(1);
+            List<HeavyHitter> top = hk.topK(16);
             assertEquals("heavy", top.getFirst().keyAsString(), "SIEVE kept the visited heavy key");
             assertEquals(200 * 64, top.getFirst().estimate());
-            assertTrue(hk.stats().promotions() > 100, "light keys were admitted, evicting each other");
+            assertEquals("light-199", top.get(1).keyAsString(), "the newest, heaviest light key was admitted");
+            assertTrue(hk.stats().promotions() > 150, "light keys were admitted, evicting lighter ones");
+        }
+    }
+
+    @Test
+    void aFullShardTurnsAwayLighterCandidatesAndTheFloorRisesAboveThem() {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
+                .shardCapacity(16).build()) {
+            for (int i = 0; i < 16; i++) {
+                hk.observe("resident-" + i, 100);
+            }
+            hk.observe("newcomer", 5);
+            assertFalse(hk.topK(100).stream().anyMatch(h -> h.keyAsString().equals("newcomer")));
+            assertEquals(6, hk.info().promotionFloor(), "the floor rose just above the turned-away candidate");
+            assertEquals(16, hk.topK(100).size(), "every resident kept its entry");
+            hk.observe("newcomer", 200); // now heavier than a resident: admitted, the victim evicted
+            assertTrue(hk.topK(100).stream().anyMatch(h -> h.keyAsString().equals("newcomer")));
         }
     }
 

@@ -19,7 +19,20 @@ final class ShardFixture {
     ShardFixture() {
         MemorySegment segment = Arena.ofAuto().allocate(ShardLayout.shardBytes(CAPACITY, MAX_KEY_BYTES),
                 ShardLayout.ALIGNMENT);
-        shard = new KeyShard(0, segment, CAPACITY, MAX_KEY_BYTES, (s, entry, link) -> { });
+        shard = new KeyShard(0, segment, CAPACITY, MAX_KEY_BYTES, new KeyShard.Evictions() {
+            @Override
+            public long trackedCount(KeyShard s, int entry, long link) {
+                return 0;
+            }
+
+            @Override
+            public void rejected(long count) {
+            }
+
+            @Override
+            public void evicting(KeyShard s, int entry, long link) {
+            }
+        });
     }
 
     /** Inserts the 16-byte key {@code fill} x 16 as the owner; returns its link. */
@@ -29,7 +42,7 @@ final class ShardFixture {
             throw new IllegalStateException("fixture shard busy");
         }
         try {
-            long link = shard.insertBytes(hash, 0, key, 0, MAX_KEY_BYTES);
+            long link = shard.insertBytes(hash, 0, key, 0, MAX_KEY_BYTES, 1);
             if (link == 0) {
                 throw new IllegalStateException("fixture shard full");
             }
