@@ -2,20 +2,114 @@ package io.hotkeeper.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
-/** Entry point of {@code ./hotkeeper}: no arguments runs the demo. */
+import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
+
+/**
+ * Entry point of {@code ./hotkeeper}: no arguments runs the demo. Exit codes: 0 done, 1 internal error, 2 bad
+ * option, bad value or unreadable input (one message line, never a stack trace; set HOTKEEPER_DEBUG=1 to get
+ * the stack trace of an internal error).
+ */
 @Command(name = "hotkeeper", mixinStandardHelpOptions = true, version = "hotkeeper 0.1.0",
         description = "Finds the heavy hitters of a stream with Hotkeeper's concurrent off-heap sketch.",
-        subcommands = {DemoCommand.class})
+        footer = {"", "With no command, runs the demo. Exit codes: 0 done, 1 internal error, 2 bad usage or input."})
 public final class Main implements Runnable {
+    /** Exit code of a run that finished. */
+    public static final int OK = 0;
+    /** Exit code of an internal error (a bug, or the machine ran out of something). */
+    public static final int INTERNAL_ERROR = 1;
+    /** Exit code of a bad option, bad value, or an input that cannot be read. */
+    public static final int USAGE = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
-        new CommandLine(new DemoCommand()).execute();
+        throw new ParameterException(spec.commandLine(), "Missing command");
     }
 
     public static void main(String[] args) {
-        CommandLine cli = new CommandLine(new Main());
-        System.exit(cli.execute(args));
+        System.exit(execute(args, () -> new FileInputStream(FileDescriptor.in), new FileOutputStream(FileDescriptor.out),
+                new FileOutputStream(FileDescriptor.err), isTerminal()));
+    }
+
+    /**
+     * Runs the tool with the given streams (tests call this in-process) and returns the exit code. Output is
+     * UTF-8 whatever the platform's encoding.
+     */
+    static int execute(String[] args, Supplier<InputStream> stdin, OutputStream stdout, OutputStream stderr,
+                       boolean terminal) {
+        PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8),
+                1 << 16));
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
+        try {
+            CommandLine cli = new CommandLine(new Main())
+                    .addSubcommand("demo", new DemoCommand())
+                    .addSubcommand("top", new TopCommand(stdin, terminal));
+            cli.setOut(out)
+                    .setErr(err)
+                    .setCaseInsensitiveEnumValuesAllowed(true)
+                    .setParameterExceptionHandler(shortUsage())
+                    .setExecutionExceptionHandler(errors());
+            return cli.execute(args.length == 0 ? new String[] {"demo"} : args);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /** The problem, the synopsis, and where to find more: exit 2. */
+    private static IParameterExceptionHandler shortUsage() {
+        return (ex, args) -> {
+            CommandLine cmd = ex.getCommandLine();
+            PrintWriter err = cmd.getErr();
+            err.println(cmd.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
+            UnmatchedArgumentException.printSuggestions(ex, err);
+            err.print("Usage: " + cmd.getHelp().synopsis(0));
+            err.printf("Try '%s --help' for more information.%n", cmd.getCommandSpec().qualifiedName());
+            err.flush();
+            return USAGE;
+        };
+    }
+
+    /** User errors: one line, exit 2. Anything else: one line, exit 1 (stack trace only with HOTKEEPER_DEBUG). */
+    private static IExecutionExceptionHandler errors() {
+        return (ex, cmd, parseResult) -> {
+            PrintWriter err = cmd.getErr();
+            cmd.getOut().flush();
+            if (ex instanceof UserException) {
+                err.println("hotkeeper: " + ex.getMessage());
+                err.flush();
+                return USAGE;
+            }
+            err.println("hotkeeper: internal error: " + Ingest.reason(ex));
+            if (System.getenv("HOTKEEPER_DEBUG") != null) {
+                ex.printStackTrace(err);
+            } else {
+                err.println("hotkeeper: (set HOTKEEPER_DEBUG=1 for the stack trace)");
+            }
+            err.flush();
+            return INTERNAL_ERROR;
+        };
+    }
+
+    /** Whether the tool runs in a terminal (progress bars are drawn only then). */
+    private static boolean isTerminal() {
+        java.io.Console console = System.console();
+        return console != null && console.isTerminal();
     }
 }

@@ -1,0 +1,394 @@
+package io.hotkeeper.cli;
+
+import io.hotkeeper.engine.Hotkeeper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Feeds every line of the inputs to the sketch. Regular files are memory-mapped and cut into byte ranges at line
+ * boundaries, which the worker threads take from a shared list; keys are hashed straight from the mapping.
+ * Standard input and other streams (pipes, devices) are read by the calling thread in blocks that end at a line
+ * boundary, handed to the workers through a bounded queue. Threads: one caller. Progress: blocking.
+ */
+final class Ingest implements AutoCloseable {
+    /** Largest byte range of a mapped file given to one worker at a time. */
+    static final long MAX_CHUNK = 16L << 20;
+    /** Smallest range a file is cut into for parallel workers. */
+    static final long MIN_CHUNK = 64L << 10;
+    /** Bytes a stream block holds before it is handed over. */
+    static final int BLOCK = 1 << 20;
+
+    /** One input: a mapped regular file, or a stream. */
+    record Source(String name, FileChannel channel, long size, InputStream stream) {
+        boolean mapped() {
+            return channel != null;
+        }
+    }
+
+    private record Range(MemorySegment segment, long start, long end) {
+    }
+
+    private record Block(byte[] data, int length) {
+    }
+
+    private static final Block END = new Block(new byte[0], 0);
+
+    private final List<Source> sources;
+    private final Arena arena = Arena.ofShared();
+
+    private Ingest(List<Source> sources) {
+        this.sources = sources;
+    }
+
+    /**
+     * Opens every input before reading any, so that a missing or unreadable one stops the run at once.
+     *
+     * @param names file names; {@code -} or an empty list means standard input
+     * @throws UserException naming the first input that cannot be opened, and why
+     */
+    static Ingest open(List<String> names, Supplier<InputStream> stdin) {
+        List<Source> sources = new ArrayList<>();
+        List<String> all = names.isEmpty() ? List.of("-") : names;
+        try {
+            for (String name : all) {
+                if (name.equals("-")) {
+                    sources.add(new Source("-", null, -1, stdin.get()));
+                    continue;
+                }
+                sources.add(openFile(name));
+            }
+        } catch (RuntimeException e) {
+            closeAll(sources);
+            throw e;
+        }
+        return new Ingest(sources);
+    }
+
+    private static Source openFile(String name) {
+        Path path;
+        try {
+            path = Path.of(name);
+        } catch (InvalidPathException e) {
+            throw new UserException(name + ": invalid file name (" + e.getReason() + ")");
+        }
+        if (Files.isDirectory(path)) {
+            throw new UserException(name + ": is a directory");
+        }
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(path, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw new UserException(name + ": no such file");
+        } catch (AccessDeniedException e) {
+            throw new UserException(name + ": permission denied");
+        } catch (IOException | SecurityException e) {
+            throw new UserException(name + ": cannot open (" + reason(e) + ")");
+        }
+        try {
+            if (Files.isRegularFile(path)) {
+                return new Source(name, channel, channel.size(), null);
+            }
+            return new Source(name, null, -1, Channels.newInputStream(channel));
+        } catch (IOException e) {
+            close(channel);
+            throw new UserException(name + ": cannot read (" + reason(e) + ")");
+        }
+    }
+
+    /** Bytes of the mapped inputs (streams have no known size). */
+    long mappedBytes() {
+        return sources.stream().filter(Source::mapped).mapToLong(Source::size).sum();
+    }
+
+    int sourceCount() {
+        return sources.size();
+    }
+
+    /**
+     * Observes every line of every input with {@code threads} workers.
+     *
+     * @return the summed counts
+     * @throws UserException if an input fails while it is read
+     */
+    Tally run(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
+            throws InterruptedException {
+        Tally total = new Tally();
+        List<Range> ranges = new ArrayList<>();
+        for (Source s : sources) {
+            if (s.mapped() && s.size() > 0) {
+                MemorySegment segment;
+                try {
+                    segment = s.channel().map(FileChannel.MapMode.READ_ONLY, 0, s.size(), arena);
+                } catch (IOException | UnsupportedOperationException e) {
+                    throw new UserException(s.name() + ": cannot map (" + reason(e) + ")");
+                }
+                cut(segment, threads, ranges);
+            }
+        }
+        if (!ranges.isEmpty()) {
+            total.add(runRanges(ranges, threads, scanners, progress));
+        }
+        for (Source s : sources) {
+            if (!s.mapped()) {
+                total.add(runStream(s, threads, scanners, progress));
+            }
+        }
+        return total;
+    }
+
+    /** Cuts {@code segment} into ranges that start at a line start and end after an LF (or at the end). */
+    static void cut(MemorySegment segment, int threads, List<? super Range> out) {
+        long size = segment.byteSize();
+        long chunk = Math.clamp((size + threads - 1) / threads, MIN_CHUNK, MAX_CHUNK);
+        long start = 0;
+        while (start < size) {
+            long end = start + chunk >= size ? size
+                    : Math.min(size, LineScanner.indexOfNewline(segment, start + chunk - 1, size) + 1);
+            out.add(new Range(segment, start, end));
+            start = end;
+        }
+    }
+
+    /** The ranges {@link #cut} makes, as {start, end} pairs (for tests). */
+    static List<long[]> cutPoints(MemorySegment segment, int threads) {
+        List<Range> ranges = new ArrayList<>();
+        cut(segment, threads, ranges);
+        return ranges.stream().map(r -> new long[] {r.start(), r.end()}).toList();
+    }
+
+    private static Tally runRanges(List<Range> ranges, int threads, Supplier<LineScanner> scanners,
+                                   Progress progress) throws InterruptedException {
+        AtomicInteger next = new AtomicInteger();
+        Workers workers = new Workers(Math.min(threads, ranges.size()), scanners, scanner -> {
+            for (int i = next.getAndIncrement(); i < ranges.size(); i = next.getAndIncrement()) {
+                Range r = ranges.get(i);
+                scanner.scan(r.segment(), r.start(), r.end());
+                scanner.tally.bytes += r.end() - r.start();
+                progress.advance(r.end() - r.start());
+            }
+        });
+        return workers.join();
+    }
+
+    private static Tally runStream(Source source, int threads, Supplier<LineScanner> scanners, Progress progress)
+            throws InterruptedException {
+        BlockingQueue<Block> queue = new ArrayBlockingQueue<>(2 * threads + 2);
+        Workers workers = new Workers(threads, scanners, scanner -> {
+            try {
+                for (Block b = queue.take(); b != END; b = queue.take()) {
+                    scanner.scan(MemorySegment.ofArray(b.data()), 0, b.length());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Tally reader = new Tally();
+        boolean done = false;
+        try {
+            read(source, queue, reader, scanners.get().maxLineBytes(), workers, progress);
+            done = true;
+        } finally {
+            if (done) {
+                for (int i = 0; i < threads; i++) {
+                    put(queue, END, workers);
+                }
+            } else {
+                workers.interruptAll();
+            }
+        }
+        Tally tally = workers.join();
+        tally.add(reader);
+        return tally;
+    }
+
+    /**
+     * Reads the stream into blocks that end after an LF and queues them. A line longer than the scanner's limit
+     * is dropped (and counted) without being buffered whole.
+     */
+    private static void read(Source source, BlockingQueue<Block> queue, Tally tally, long maxLine,
+                             Workers workers, Progress progress) throws InterruptedException {
+        InputStream in = source.stream();
+        byte[] buf = new byte[BLOCK];
+        int filled = 0;
+        boolean skipping = false; // inside a line that is too long: drop bytes up to the next LF
+        while (true) {
+            int n;
+            try {
+                n = in.read(buf, filled, buf.length - filled);
+            } catch (IOException e) {
+                throw new UserException(source.name() + ": read failed (" + reason(e) + ")");
+            }
+            if (n < 0) {
+                if (filled > 0 && !skipping) {
+                    put(queue, new Block(buf, filled), workers);
+                }
+                return;
+            }
+            tally.bytes += n;
+            progress.advance(n);
+            int from = filled;
+            filled += n;
+            if (skipping) {
+                int nl = indexOf(buf, from, filled);
+                if (nl < 0) {
+                    filled = 0;
+                    continue;
+                }
+                skipping = false;
+                System.arraycopy(buf, nl + 1, buf, 0, filled - nl - 1);
+                filled -= nl + 1;
+                from = 0;
+            }
+            if (filled < buf.length && filled < BLOCK / 4) {
+                continue; // a pipe delivers little at a time: gather a bigger block first
+            }
+            int last = lastIndexOf(buf, filled);
+            if (last >= 0) {
+                byte[] next = new byte[Math.max(BLOCK, filled - last - 1)];
+                System.arraycopy(buf, last + 1, next, 0, filled - last - 1);
+                put(queue, new Block(buf, last + 1), workers);
+                filled -= last + 1;
+                buf = next;
+            } else if (filled == buf.length) {
+                // One line fills the buffer: grow it while the line may still be short enough, else drop it.
+                if (filled > maxLine + 1) {
+                    tally.tooLong++;
+                    skipping = true;
+                    filled = 0;
+                } else {
+                    long grown = Math.max(buf.length + 1L, Math.min(2L * buf.length, maxLine + 2));
+                    if (grown > Integer.MAX_VALUE - 16) {
+                        throw new UserException(source.name() + ": a line is longer than "
+                                + (Integer.MAX_VALUE - 16) + " bytes; lower --max-line-bytes");
+                    }
+                    buf = java.util.Arrays.copyOf(buf, (int) grown);
+                }
+            }
+        }
+    }
+
+    private static void put(BlockingQueue<Block> queue, Block block, Workers workers) throws InterruptedException {
+        while (!queue.offer(block, 100, TimeUnit.MILLISECONDS)) {
+            workers.rethrowIfFailed();
+        }
+    }
+
+    private static int indexOf(byte[] buf, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (buf[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int lastIndexOf(byte[] buf, int to) {
+        for (int i = to - 1; i >= 0; i--) {
+            if (buf[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    static String reason(Throwable e) {
+        String m = e.getMessage();
+        String simple = e.getClass().getSimpleName();
+        return m == null || m.isBlank() ? simple : simple + ": " + m;
+    }
+
+    @Override
+    public void close() {
+        closeAll(sources);
+        arena.close();
+    }
+
+    private static void closeAll(List<Source> sources) {
+        for (Source s : sources) {
+            if (s.channel() != null) {
+                close(s.channel());
+            }
+        }
+    }
+
+    private static void close(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // read-only input: nothing to lose
+        }
+    }
+
+    /** Platform worker threads, each with its own scanner; the first failure is rethrown by {@link #join}. */
+    private static final class Workers {
+        private final Thread[] threads;
+        private final LineScanner[] scanners;
+        private volatile Throwable failure;
+
+        Workers(int count, Supplier<LineScanner> factory, java.util.function.Consumer<LineScanner> body) {
+            threads = new Thread[count];
+            scanners = new LineScanner[count];
+            for (int i = 0; i < count; i++) {
+                LineScanner scanner = factory.get();
+                scanners[i] = scanner;
+                threads[i] = Thread.ofPlatform().name("hotkeeper-ingest-" + i).start(() -> {
+                    try {
+                        body.accept(scanner);
+                    } catch (Throwable t) {
+                        failure = t;
+                    }
+                });
+            }
+        }
+
+        void rethrowIfFailed() {
+            Throwable t = failure;
+            if (t != null) {
+                interruptAll();
+                if (t instanceof RuntimeException r) {
+                    throw r;
+                }
+                if (t instanceof Error e) {
+                    throw e;
+                }
+                throw new IllegalStateException(t);
+            }
+        }
+
+        void interruptAll() {
+            for (Thread t : threads) {
+                t.interrupt();
+            }
+        }
+
+        Tally join() throws InterruptedException {
+            for (Thread t : threads) {
+                t.join();
+            }
+            rethrowIfFailed();
+            Tally sum = new Tally();
+            for (LineScanner s : scanners) {
+                sum.add(s.tally);
+            }
+            return sum;
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package io.hotkeeper.cli;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * End-to-end: the real {@code ./hotkeeper} launcher (JDK lookup, flags, the shaded jar built in {@code package})
+ * as a separate process. Runs in failsafe's integration-test phase.
+ */
+class LauncherIT {
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final Path LAUNCHER = ROOT.resolve("hotkeeper");
+
+    @TempDir
+    static Path dir;
+
+    record Result(int exit, byte[] out, String err) {
+        String text() {
+            return new String(out, StandardCharsets.UTF_8);
+        }
+
+        List<String> lines() {
+            String t = text();
+            return t.isEmpty() ? List.of() : List.of(t.split("\n"));
+        }
+    }
+
+    @BeforeAll
+    static void jarIsBuilt() {
+        assertTrue(Files.isExecutable(LAUNCHER), LAUNCHER + " missing");
+        assertTrue(Files.isRegularFile(ROOT.resolve("cli/target/hotkeeper.jar")),
+                "cli/target/hotkeeper.jar must be built (package phase) before the ITs");
+    }
+
+    static Result run(byte[] stdin, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(LAUNCHER.toString());
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile());
+        Path err = Files.createTempFile(dir, "err", ".txt");
+        pb.redirectError(err.toFile());
+        Process p = pb.start();
+        Thread feeder = Thread.ofPlatform().start(() -> {
+            try (var in = p.getOutputStream()) {
+                in.write(stdin);
+            } catch (IOException ignored) {
+                // the tool may exit without reading
+            }
+        });
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out: " + command);
+        feeder.join();
+        return new Result(p.exitValue(), out, Files.readString(err));
+    }
+
+    static Result run(String... args) throws IOException, InterruptedException {
+        return run(new byte[0], args);
+    }
+
+    @Test
+    void demoWithNoArguments() throws Exception {
+        long start = System.nanoTime();
+        Result r = run();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertEquals(0, r.exit(), r.err());
+        String out = r.text();
+        assertTrue(out.contains("threads  M observes/s"), out);
+        assertTrue(out.matches("(?s).*precision@100: (1\\.000|0\\.9[5-9]\\d).*"), out);
+        assertTrue(out.contains("memory: "), out);
+        assertTrue(seconds < 60, "demo took " + seconds + " s");
+        // The top-20 rows: key, estimate, exact, side by side; heavy keys are counted exactly here.
+        long rows = out.lines().filter(l -> l.matches("\\s+\\d+\\s+-?\\d+\\s+[\\d,]+\\s+[\\d,]+\\s+-?\\d+\\.\\d\\d%"))
+                .count();
+        assertEquals(20, rows, out);
+    }
+
+    @Test
+    void demoSubcommandWithOptions() throws Exception {
+        Result r = run("demo", "--keys", "200000", "--distinct", "10000", "--k", "10", "--top", "5");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.text().contains("precision@10: 1.000"), r.text());
+    }
+
+    @Test
+    void tsvOnASmallFileWithKnownCounts() throws Exception {
+        long[] counts = {77, 60, 42, 30, 21, 15, 11, 9, 8};
+        Path file = Inputs.write(dir, "small.txt", Inputs.shuffled(counts, 1));
+        Result r = run("top", "--format", "tsv", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < counts.length; i++) {
+            expected.add((i + 1) + "\tkey-" + i + "\t" + counts[i]);
+        }
+        assertEquals(expected, r.lines());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void fieldOfACsvFromStdin() throws Exception {
+        StringBuilder csv = new StringBuilder("time,path,status\r\n");
+        for (String key : Inputs.shuffled(new long[] {40, 25, 10}, 2)) {
+            csv.append("12:00,/").append(key).append(",200\r\n");
+        }
+        csv.append("garbage\r\n");
+        Result r = run(csv.toString().getBytes(StandardCharsets.UTF_8), "top", "--field", "2", "--delimiter", ",",
+                "--format", "tsv", "--stats", "-");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(List.of("1\t/key-0\t40", "2\t/key-1\t25", "3\t/key-2\t10"), r.lines());
+        assertTrue(r.err().contains("\"missingField\":1"), r.err());
+        assertTrue(r.err().contains("\"keys\":76"), r.err());
+    }
+
+    @Test
+    void twoThreadsGiveTheSameTopKAsOne() throws Exception {
+        StringBuilder text = new StringBuilder();
+        Map<String, Long> exact = Inputs.zipf(400_000, 50_000, 1.2, 3, text);
+        Path file = Files.writeString(dir.resolve("zipf.txt"), text);
+        Result one = run("top", "--format", "tsv", "--k", "25", "--threads", "1", file.toString());
+        Result two = run("top", "--format", "tsv", "--k", "25", "--threads", "2", file.toString());
+        assertEquals(0, one.exit(), one.err());
+        assertEquals(25, one.lines().size());
+        assertEquals(one.lines(), two.lines());
+        for (String line : two.lines()) {
+            String[] f = line.split("\t");
+            assertEquals(exact.get(f[1]), Long.parseLong(f[2]), line);
+        }
+    }
+
+    @Test
+    void binaryKeysComeOutEscaped() throws Exception {
+        List<byte[]> lines = new ArrayList<>();
+        for (int b = 0; b < 256; b++) {
+            if (b != '\n') {
+                for (int i = 0; i < 8; i++) {
+                    lines.add(new byte[] {'k', (byte) b});
+                }
+            }
+        }
+        for (int i = 0; i < 9; i++) {
+            lines.add(new byte[] {(byte) 0xE6, (byte) 0x97, (byte) 0xA5, 0, (byte) 0xFF}); // 日 NUL 0xFF
+        }
+        Path file = Files.write(dir.resolve("binary.bin"), Inputs.bytes(lines.toArray(byte[][]::new)));
+        Result r = run("top", "--format", "tsv", "--k", "300", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        List<String> out = r.lines();
+        assertEquals(255 + 1, out.size());
+        assertEquals("1\t日\\x00\\xFF\t9", out.getFirst());
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (String line : out) {
+            String[] f = line.split("\t", -1);
+            assertEquals(3, f.length, line);
+            assertTrue(f[1].chars().allMatch(c -> c >= 0x20 && c != 0x7F), line);
+            keys.add(f[1]);
+        }
+        assertTrue(keys.containsAll(List.of("k\\x00", "k\\t", "k", "k\\\\", "k\\x7F", "k\\x80", "k\\xFF", "ka")),
+                keys.toString());
+        // Valid UTF-8 on stdout whatever the locale.
+        assertEquals(r.text(), new String(r.out(), StandardCharsets.UTF_8));
+        assertFalse(new String(r.out(), StandardCharsets.UTF_8).contains("\uFFFD"));
+    }
+
+    @Test
+    void emptyInputIsAnEmptyResult() throws Exception {
+        Result r = run("top", "--format", "tsv", Files.createFile(dir.resolve("empty.txt")).toString());
+        assertEquals(0, r.exit());
+        assertEquals(0, r.out().length);
+        assertEquals("", r.err());
+        Result json = run(new byte[0], "top", "--format", "json");
+        assertEquals(0, json.exit());
+        assertEquals("[ ]", json.text().strip());
+    }
+
+    @Test
+    void missingFileExitsTwoWithOneLine() throws Exception {
+        Result r = run("top", "/no/such/dir/keys.txt");
+        assertEquals(2, r.exit());
+        assertEquals("hotkeeper: /no/such/dir/keys.txt: no such file\n", r.err());
+        assertEquals(0, r.out().length);
+    }
+
+    @Test
+    void directoryExitsTwo() throws Exception {
+        Result r = run("top", dir.toString());
+        assertEquals(2, r.exit());
+        assertEquals("hotkeeper: " + dir + ": is a directory\n", r.err());
+    }
+
+    @Test
+    void unreadableFileExitsTwo() throws Exception {
+        Path secret = Inputs.write(dir, "secret.txt", List.of("a"));
+        Files.setPosixFilePermissions(secret, java.util.Set.of());
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isReadable(secret), "running as root: can read anything");
+        Result r = run("top", secret.toString());
+        assertEquals(2, r.exit());
+        assertEquals("hotkeeper: " + secret + ": permission denied\n", r.err());
+    }
+
+    @Test
+    void badOptionAndBadValueExitTwoWithAShortUsage() throws Exception {
+        for (String[] args : new String[][] {{"top", "--no-such-option"}, {"top", "--memory", "lots"}}) {
+            Result r = run(args);
+            assertEquals(2, r.exit(), String.join(" ", args));
+            assertTrue(r.err().startsWith("hotkeeper top: "), r.err());
+            assertTrue(r.err().contains("Usage: hotkeeper top"), r.err());
+            assertFalse(r.err().contains("Exception"), r.err());
+            assertEquals(0, r.out().length);
+        }
+    }
+}

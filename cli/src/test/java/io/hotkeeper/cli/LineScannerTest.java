@@ -1,0 +1,101 @@
+package io.hotkeeper.cli;
+
+import io.hotkeeper.engine.Hotkeeper;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LineScannerTest {
+    private static Hotkeeper sketch() {
+        return Hotkeeper.builder().seed(1).promotionFloor(1).build();
+    }
+
+    private static MemorySegment seg(String s) {
+        return MemorySegment.ofArray(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void indexOfNewlineMatchesANaiveScan() {
+        Random random = new Random(3);
+        for (int i = 0; i < 2000; i++) {
+            byte[] data = new byte[random.nextInt(70)];
+            for (int j = 0; j < data.length; j++) {
+                data[j] = (byte) (random.nextInt(8) == 0 ? '\n' : random.nextInt(256));
+            }
+            MemorySegment s = MemorySegment.ofArray(data);
+            int from = data.length == 0 ? 0 : random.nextInt(data.length);
+            int expected = data.length;
+            for (int j = from; j < data.length; j++) {
+                if (data[j] == '\n') {
+                    expected = j;
+                    break;
+                }
+            }
+            assertEquals(expected, LineScanner.indexOfNewline(s, from, data.length));
+        }
+    }
+
+    @Test
+    void linesCrlfAndEmptyLines() {
+        try (Hotkeeper hk = sketch()) {
+            LineScanner scanner = new LineScanner(hk, 0, (byte) '\t', 1 << 20, 64);
+            MemorySegment s = seg("a\r\nb\n\n\r\na\nlast-without-lf");
+            scanner.scan(s, 0, s.byteSize());
+            assertEquals(4, scanner.tally.keys);
+            assertEquals(2, scanner.tally.empty);
+            assertEquals(2, hk.estimate("a"));
+            assertEquals(1, hk.estimate("b"));
+            assertEquals(1, hk.estimate("last-without-lf"));
+            assertEquals(0, hk.estimate("a\r"));
+        }
+    }
+
+    @Test
+    void fieldsTooLongAndTruncated() {
+        try (Hotkeeper hk = sketch()) {
+            LineScanner scanner = new LineScanner(hk, 2, (byte) ',', 25, 4);
+            MemorySegment s = seg("x,GET,200\ny,GET\nz\n,,\nw,POST,500\r\nv,a-much-longer-key,1\n"
+                    + "u,this line is far too long for the limit\n");
+            scanner.scan(s, 0, s.byteSize());
+            assertEquals(4, scanner.tally.keys);
+            assertEquals(1, scanner.tally.missingField);
+            assertEquals(1, scanner.tally.empty);
+            assertEquals(1, scanner.tally.tooLong);
+            assertEquals(1, scanner.tally.truncatedKeys);
+            assertEquals(2, hk.estimate("GET"));
+            assertEquals(1, hk.estimate("POST"));
+            assertEquals(1, hk.estimate("a-much-longer-key"));
+        }
+    }
+
+    @Test
+    void rangesCoverTheFileAndEndAfterNewlines() {
+        StringBuilder text = new StringBuilder();
+        Random random = new Random(5);
+        while (text.length() < 700_000) {
+            text.append("k".repeat(random.nextInt(200))).append('\n');
+        }
+        text.append("tail");
+        MemorySegment s = seg(text.toString());
+        for (int threads : new int[] {1, 2, 3, 7, 64}) {
+            List<long[]> ranges = Ingest.cutPoints(s, threads);
+            long expectedStart = 0;
+            for (long[] r : ranges) {
+                assertEquals(expectedStart, r[0]);
+                if (r[1] < s.byteSize()) {
+                    assertEquals('\n', text.charAt((int) r[1] - 1));
+                }
+                expectedStart = r[1];
+            }
+            assertEquals(s.byteSize(), expectedStart);
+            assertTrue(ranges.size() >= Math.min(threads, s.byteSize() / Ingest.MIN_CHUNK), ranges.size() + "");
+            assertTrue(ranges.size() <= Math.max(threads, s.byteSize() / Ingest.MIN_CHUNK + 1), ranges.size() + "");
+        }
+    }
+}

@@ -1,0 +1,429 @@
+package io.hotkeeper.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code hotkeeper top} run in-process: every option, every output format, every user error. */
+class TopCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Counts of key-0 .. key-11: all distinct, all >= the default --min-count 8. */
+    private static final long[] COUNTS = {500, 300, 250, 120, 90, 64, 40, 33, 21, 13, 9, 8};
+
+    @TempDir
+    Path dir;
+
+    private static List<String> expectedTsv(long[] counts, int k) {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < Math.min(k, counts.length); i++) {
+            lines.add((i + 1) + "\tkey-" + i + "\t" + counts[i]);
+        }
+        return lines;
+    }
+
+    @Test
+    void tsvFromAFileGivesExactCountsForEveryLine() throws Exception {
+        Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 1));
+        Cli.Result r = Cli.run("top", "--format", "tsv", "--seed", "1", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(expectedTsv(COUNTS, 100), r.lines());
+        assertEquals("", r.err());
+
+        Cli.Result top3 = Cli.run("top", "--format=tsv", "--k", "3", file.toString());
+        assertEquals(expectedTsv(COUNTS, 3), top3.lines());
+    }
+
+    @Test
+    void stdinAndDashReadTheSameAsAFile() throws Exception {
+        byte[] data = (String.join("\r\n", Inputs.shuffled(COUNTS, 2)) + "\r\n\r\n\n").getBytes(StandardCharsets.UTF_8);
+        Cli.Result none = Cli.run(data, "top", "--format", "tsv");
+        Cli.Result dash = Cli.run(data, "top", "--format", "tsv", "--threads", "3", "-");
+        assertEquals(expectedTsv(COUNTS, 100), none.lines());
+        assertEquals(expectedTsv(COUNTS, 100), dash.lines());
+    }
+
+    @Test
+    void minCountReportsLighterKeys() throws Exception {
+        Path file = Inputs.write(dir, "light.txt", List.of("a", "b", "a", "c", "a", "b"));
+        assertEquals(List.of(), Cli.run("top", "--format", "tsv", file.toString()).lines());
+        assertEquals(List.of("1\ta\t3", "2\tb\t2", "3\tc\t1"),
+                Cli.run("top", "--format", "tsv", "--min-count", "1", file.toString()).lines());
+    }
+
+    @Test
+    void fieldOfCsvAndTsvAndSpaceSeparatedLines() throws Exception {
+        List<String> csv = new ArrayList<>();
+        List<String> tsv = new ArrayList<>();
+        List<String> log = new ArrayList<>();
+        for (String key : Inputs.shuffled(COUNTS, 3)) {
+            csv.add("2025-01-01," + key + ",200");
+            tsv.add("2025-01-01\t" + key);
+            log.add("10.0.0.1 GET " + key + " 200");
+        }
+        csv.add("short-line");
+        csv.add("");
+        tsv.add("no-tab-here");
+        Path csvFile = Inputs.write(dir, "a.csv", csv);
+        Path tsvFile = Inputs.write(dir, "a.tsv", tsv);
+        Path logFile = Inputs.write(dir, "a.log", log);
+
+        Cli.Result c = Cli.run("top", "--format", "tsv", "--field", "2", "--delimiter", ",", "--stats",
+                csvFile.toString());
+        assertEquals(expectedTsv(COUNTS, 100), c.lines());
+        JsonNode stats = JSON.readTree(c.err());
+        assertEquals(1, stats.path("skipped").path("missingField").asLong());
+        assertEquals(1, stats.path("skipped").path("empty").asLong());
+        assertEquals(2, stats.path("skipped").path("total").asLong());
+        assertEquals(stats.path("keys").asLong() + 2, stats.path("lines").asLong());
+
+        assertEquals(expectedTsv(COUNTS, 100),
+                Cli.run("top", "--format", "tsv", "--field", "2", tsvFile.toString()).lines());
+        assertEquals(expectedTsv(COUNTS, 100),
+                Cli.run("top", "--format", "tsv", "--field", "2", "-d", "\\t", tsvFile.toString()).lines());
+        assertEquals(expectedTsv(COUNTS, 100),
+                Cli.run("top", "--format", "tsv", "--field", "3", "--delimiter", " ", logFile.toString()).lines());
+        assertEquals(expectedTsv(COUNTS, 100),
+                Cli.run("top", "--format", "tsv", "--field", "3", "--delimiter", "space", "--threads", "2",
+                        logFile.toString()).lines());
+    }
+
+    @Test
+    void jsonIsAnArrayOfRankKeyEstimateTruncated() throws Exception {
+        Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 4));
+        Cli.Result r = Cli.run("top", "--format", "json", "--k", "5", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        JsonNode rows = JSON.readTree(r.out());
+        assertTrue(rows.isArray());
+        assertEquals(5, rows.size());
+        for (int i = 0; i < 5; i++) {
+            JsonNode row = rows.get(i);
+            assertEquals(List.of("rank", "key", "estimate", "truncated"), fieldNames(row));
+            assertEquals(i + 1, row.get("rank").asInt());
+            assertEquals("key-" + i, row.get("key").asText());
+            assertEquals(COUNTS[i], row.get("estimate").asLong());
+            assertFalse(row.get("truncated").asBoolean());
+        }
+        assertEquals("[ ]", Cli.run("top", "--format", "json", Files.createFile(dir.resolve("e")).toString())
+                .out().strip());
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    @Test
+    void tableIsAlignedWithAHeader() throws Exception {
+        Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 5));
+        Cli.Result r = Cli.run("top", "--k", "3", file.toString());
+        assertEquals(List.of("rank  estimate  key", "   1       500  key-0", "   2       300  key-1",
+                "   3       250  key-2"), r.lines());
+        Cli.Result empty = Cli.run(new byte[0], "top");
+        assertEquals(0, empty.exit());
+        assertEquals(List.of("rank  estimate  key", "(no heavy hitters)"), empty.lines());
+    }
+
+    @Test
+    void statsIsOneJsonObjectOnStderr() throws Exception {
+        Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 6));
+        Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--salt", "sharded", "--memory", "64KiB",
+                "--threads", "2", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(1, r.err().strip().lines().count());
+        JsonNode s = JSON.readTree(r.err());
+        long total = java.util.Arrays.stream(COUNTS).sum();
+        assertEquals(total, s.get("keys").asLong());
+        assertEquals(total, s.get("lines").asLong());
+        assertEquals(Files.size(file), s.get("bytes").asLong());
+        assertEquals(0, s.get("truncatedKeys").asLong());
+        assertEquals(65536, s.get("tableBytes").asLong());
+        assertTrue(s.get("shardBytes").asLong() > 0);
+        assertEquals("sharded", s.get("saltMode").asText());
+        assertEquals("default", s.get("placement").asText());
+        assertEquals(2, s.get("threads").asInt());
+        assertEquals(12, s.get("reported").asInt());
+        assertTrue(s.get("elapsedSeconds").asDouble() > 0);
+        assertTrue(s.get("keysPerSecond").asDouble() > 0);
+        for (String f : List.of("inputs", "skipped", "mebibytesPerSecond", "k", "maxKeyBytes", "minCount",
+                "saltShards")) {
+            assertTrue(s.has(f), f);
+        }
+    }
+
+    @Test
+    void longKeysAreCountedWholeAndReportedTruncated() throws Exception {
+        String longA = "A".repeat(40) + "-first";
+        String longB = "A".repeat(40) + "-second"; // same 16-byte prefix, different key
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            lines.add(longA);
+        }
+        for (int i = 0; i < 20; i++) {
+            lines.add(longB);
+        }
+        Path file = Inputs.write(dir, "long.txt", lines);
+        Cli.Result r = Cli.run("top", "--format", "json", "--max-key-bytes", "16", "--stats", file.toString());
+        JsonNode rows = JSON.readTree(r.out());
+        assertEquals(2, rows.size());
+        assertEquals("A".repeat(16), rows.get(0).get("key").asText());
+        assertEquals(30, rows.get(0).get("estimate").asLong());
+        assertTrue(rows.get(0).get("truncated").asBoolean());
+        assertEquals(20, rows.get(1).get("estimate").asLong());
+        assertEquals(50, JSON.readTree(r.err()).get("truncatedKeys").asLong());
+
+        Cli.Result table = Cli.run("top", "--max-key-bytes", "16", file.toString());
+        assertTrue(table.out().contains("(truncated)"), table.out());
+    }
+
+    @Test
+    void linesOverMaxLineBytesAreSkippedFromFilesAndStdin() throws Exception {
+        byte[] huge = "x".repeat(3 * Ingest.BLOCK + 17).getBytes(StandardCharsets.US_ASCII);
+        ByteArrayOutputStream data = new ByteArrayOutputStream();
+        for (int i = 0; i < 10; i++) {
+            data.writeBytes("ok\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        data.writeBytes(huge);
+        data.write('\n');
+        data.writeBytes("ok\nshort-enough-line\n".repeat(9).getBytes(StandardCharsets.US_ASCII));
+        data.writeBytes(huge); // too long, last, no LF
+        byte[] input = data.toByteArray();
+        Path file = Files.write(dir.resolve("huge.txt"), input);
+
+        for (Cli.Result r : List.of(Cli.run(input, "top", "--format", "tsv", "--stats"),
+                Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", file.toString()))) {
+            assertEquals(List.of("1\tok\t19", "2\tshort-enough-line\t9"), r.lines());
+            JsonNode s = JSON.readTree(r.err());
+            assertEquals(2, s.get("skipped").get("tooLong").asLong(), r.err());
+            assertEquals(28, s.get("keys").asLong());
+            assertEquals(input.length, s.get("bytes").asLong());
+        }
+        // Raise the limit: the long lines are keys now (stdin grows its buffer to hold them).
+        Cli.Result big = Cli.run(input, "top", "--format", "tsv", "--stats", "--max-line-bytes", "4MiB",
+                "--min-count", "1");
+        assertEquals(0, JSON.readTree(big.err()).get("skipped").get("tooLong").asLong());
+        assertEquals(30, JSON.readTree(big.err()).get("keys").asLong());
+        assertEquals(2, JSON.readTree(big.err()).get("truncatedKeys").asLong());
+        // A small limit applies to ordinary lines too.
+        Cli.Result small = Cli.run(input, "top", "--format", "tsv", "--stats", "--max-line-bytes", "5");
+        assertEquals(List.of("1\tok\t19"), small.lines());
+    }
+
+    @Test
+    void binaryKeysAreEscaped() throws Exception {
+        List<byte[]> lines = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        int rank = 0;
+        for (int b = 0xFF; b >= 0; b--) {
+            if (b == '\n') {
+                continue;
+            }
+            byte[] key = {(byte) b, 'k'};
+            for (int i = 0; i < 8 + b; i++) { // distinct counts: byte b appears 8 + b times
+                lines.add(key);
+            }
+            String e = switch (b) {
+                case '\t' -> "\\t";
+                case '\r' -> "\\r";
+                case '\\' -> "\\\\";
+                default -> b >= 0x20 && b < 0x7F ? String.valueOf((char) b) : String.format("\\x%02X", b);
+            };
+            expected.add(++rank + "\t" + e + "k\t" + (8 + b));
+        }
+        java.util.Collections.shuffle(lines, new java.util.Random(9));
+        Path file = Files.write(dir.resolve("binary.bin"), Inputs.bytes(lines.toArray(byte[][]::new)));
+        Cli.Result r = Cli.run("top", "--format", "tsv", "--k", "1000", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(expected, r.lines());
+        assertEquals(expected, Cli.run(Files.readAllBytes(file), "top", "--format", "tsv", "--k", "1000").lines());
+    }
+
+    @Test
+    void utf8KeysPassThroughAndTsvKeysUnescapeToTheInputBytes() throws Exception {
+        Map<String, Integer> keys = Map.of("日本語", 30, "héllo wörld", 20, "a\\b", 10);
+        List<String> lines = new ArrayList<>();
+        keys.forEach((k, n) -> {
+            for (int i = 0; i < n; i++) {
+                lines.add(k);
+            }
+        });
+        Path file = Inputs.write(dir, "utf8.txt", lines);
+        Cli.Result r = Cli.run("top", "--format", "tsv", file.toString());
+        assertEquals(List.of("1\t日本語\t30", "2\théllo wörld\t20", "3\ta\\\\b\t10"), r.lines());
+        assertEquals("a\\b", new String(KeyEscaper.unescape(r.lines().get(2).split("\t")[1]), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void threadsGiveTheSameTopKOnASkewedFile() throws Exception {
+        StringBuilder text = new StringBuilder();
+        Map<String, Long> exact = Inputs.zipf(300_000, 20_000, 1.1, 11, text);
+        Path file = Files.writeString(dir.resolve("zipf.txt"), text);
+        List<String> one = Cli.run("top", "--format", "tsv", "--k", "20", file.toString()).lines();
+        List<String> two = Cli.run("top", "--format", "tsv", "--k", "20", "--threads", "2", file.toString()).lines();
+        List<String> four = Cli.run(text.toString().getBytes(StandardCharsets.UTF_8), "top", "--format", "tsv",
+                "--k", "20", "--threads", "4").lines();
+        assertEquals(20, one.size());
+        assertEquals(one, two);
+        assertEquals(one, four);
+        for (String line : one) {
+            String[] f = line.split("\t");
+            assertEquals(exact.get(f[1]), Long.parseLong(f[2]), line);
+        }
+    }
+
+    @Test
+    void multipleFilesAddUp() throws Exception {
+        Path a = Inputs.write(dir, "a.txt", Inputs.shuffled(new long[] {10, 20}, 1));
+        Path b = Inputs.write(dir, "b.txt", Inputs.shuffled(new long[] {30, 5}, 2));
+        byte[] stdin = "key-1\n".repeat(4).getBytes(StandardCharsets.US_ASCII);
+        assertEquals(List.of("1\tkey-0\t40", "2\tkey-1\t29"),
+                Cli.run(stdin, "top", "--format", "tsv", a.toString(), "-", b.toString()).lines());
+    }
+
+    @Test
+    void emptyInputIsAnEmptyResult() throws Exception {
+        Path empty = Files.createFile(dir.resolve("empty.txt"));
+        Path blank = Files.writeString(dir.resolve("blank.txt"), "\n\r\n\n");
+        for (Cli.Result r : List.of(Cli.run("top", "--format", "tsv", empty.toString()),
+                Cli.run("top", "--format", "tsv", blank.toString()), Cli.run(new byte[0], "top", "--format", "tsv"))) {
+            assertEquals(0, r.exit(), r.err());
+            assertEquals("", r.out());
+            assertEquals("", r.err());
+        }
+    }
+
+    @Test
+    void missingFileAndDirectoryExitTwoWithOneLine() throws Exception {
+        Path ok = Inputs.write(dir, "ok.txt", List.of("a"));
+        Path missing = dir.resolve("missing.txt");
+        Cli.Result r = Cli.run("top", ok.toString(), missing.toString());
+        assertEquals(2, r.exit());
+        assertEquals("", r.out());
+        assertEquals("hotkeeper: " + missing + ": no such file\n", r.err());
+
+        Cli.Result d = Cli.run("top", dir.toString());
+        assertEquals(2, d.exit());
+        assertEquals("hotkeeper: " + dir + ": is a directory\n", d.err());
+    }
+
+    @Test
+    void unreadableFileExitsTwo() throws Exception {
+        Path secret = Inputs.write(dir, "secret.txt", List.of("a"));
+        Files.setPosixFilePermissions(secret, java.util.Set.of());
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isReadable(secret), "running as root: can read anything");
+        Cli.Result r = Cli.run("top", secret.toString());
+        assertEquals(2, r.exit());
+        assertEquals("hotkeeper: " + secret + ": permission denied\n", r.err());
+    }
+
+    @Test
+    void badOptionsAndValuesExitTwoWithTheProblemAndAShortUsage() {
+        String[][] cases = {
+                {"Unknown option: '--bogus'", "top", "--bogus"},
+                {"Invalid value for option '--k': 0: must be in 1..100000", "top", "--k", "0"},
+                {"Invalid value for option '--k': 'many'", "top", "--k", "many"},
+                {"Invalid value for option '--threads': 0", "top", "--threads", "0"},
+                {"Invalid value for option '--memory': '12parsecs' is not a size", "top", "--memory", "12parsecs"},
+                {"Invalid value for option '--memory': 1GiB: must be 4KiB..64MiB", "top", "--memory", "1GiB"},
+                {"Invalid value for option '--max-key-bytes': 0", "top", "--max-key-bytes", "0"},
+                {"Invalid value for option '--min-count': 0", "top", "--min-count", "0"},
+                {"Invalid value for option '--field': 0: must be >= 1", "top", "--field", "0"},
+                {"Invalid value for option '--delimiter': 'ab' is not a delimiter", "top", "--delimiter", "ab"},
+                {"Invalid value for option '--salt': 'both' is not a salt mode", "top", "--salt", "both"},
+                {"Invalid value for option '--format'", "top", "--format", "xml"},
+                {"Missing required parameter for option '--k'", "top", "--k"},
+                {"Unmatched argument at index 0: 'frobnicate'", "frobnicate"},
+                {"Unknown option: '--bogus'", "demo", "--bogus"},
+        };
+        for (String[] c : cases) {
+            String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
+            Cli.Result r = Cli.run(args);
+            assertEquals(2, r.exit(), String.join(" ", args));
+            assertEquals("", r.out(), String.join(" ", args));
+            assertTrue(r.err().startsWith("hotkeeper"), r.err());
+            assertTrue(r.err().contains(c[0]), r.err());
+            assertTrue(r.err().contains("Usage: hotkeeper"), r.err());
+            assertTrue(r.err().contains("--help' for more information."), r.err());
+            assertFalse(r.err().contains("\tat "), r.err());
+            assertTrue(r.err().lines().count() <= 8, r.err());
+        }
+    }
+
+    @Test
+    void helpAndVersionExitZero() {
+        Cli.Result help = Cli.run("top", "--help");
+        assertEquals(0, help.exit());
+        assertTrue(help.out().contains("--field=N"), help.out());
+        assertTrue(help.out().contains("rank<TAB>key<TAB>estimate"), help.out());
+        assertEquals(0, Cli.run("--version").exit());
+        assertTrue(Cli.run("--help").out().contains("top"));
+    }
+
+    @Test
+    void progressBarOnATerminalForLargeInputOnly() throws Exception {
+        Path large = dir.resolve("large.bin");
+        try (var f = new java.io.RandomAccessFile(large.toFile(), "rw")) {
+            f.setLength(TopCommand.PROGRESS_THRESHOLD + 1); // sparse: one 64 MiB line of NUL bytes
+        }
+        Path small = Inputs.write(dir, "small.txt", Inputs.shuffled(COUNTS, 8));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(0, Main.execute(new String[] {"top", "--format", "tsv", large.toString()},
+                () -> new java.io.ByteArrayInputStream(new byte[0]), out, err, true));
+        String bar = err.toString(StandardCharsets.UTF_8);
+        assertTrue(bar.startsWith("\r[") && bar.contains("% ") && bar.contains("/64 MiB"), bar);
+        assertTrue(bar.endsWith("\r") && bar.strip().isEmpty() == false, bar);
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+
+        err.reset();
+        assertEquals(0, Main.execute(new String[] {"top", "--format", "tsv", small.toString()},
+                () -> new java.io.ByteArrayInputStream(new byte[0]), out, err, true));
+        assertEquals("", err.toString(StandardCharsets.UTF_8)); // small input: silent
+        err.reset();
+        assertEquals(0, Main.execute(new String[] {"top", "--format", "tsv", large.toString()},
+                () -> new java.io.ByteArrayInputStream(new byte[0]), out, err, false));
+        assertEquals("", err.toString(StandardCharsets.UTF_8)); // not a terminal: silent
+    }
+
+    @Test
+    void progressDrawsAndErases() throws Exception {
+        java.io.StringWriter text = new java.io.StringWriter();
+        Progress p = new Progress(new java.io.PrintWriter(text), 100L << 20, true);
+        p.start();
+        p.advance(50L << 20);
+        Thread.sleep(600);
+        p.finish();
+        String s = text.toString();
+        assertTrue(s.contains("] ") && s.contains("50% 50/100 MiB"), s);
+        assertTrue(s.endsWith("\r"), s);
+        java.io.StringWriter none = new java.io.StringWriter();
+        Progress off = new Progress(new java.io.PrintWriter(none), 100L << 20, false);
+        off.start();
+        off.advance(1);
+        off.finish();
+        assertEquals("", none.toString());
+    }
+
+    @Test
+    void internalErrorsExitOneWithoutAStackTrace() {
+        Cli.Result r = Cli.run(() -> {
+            throw new IllegalStateException("disk on fire");
+        }, "top");
+        assertEquals(1, r.exit());
+        assertTrue(r.err().startsWith("hotkeeper: internal error: IllegalStateException: disk on fire"), r.err());
+        assertFalse(r.err().contains("\tat "), r.err());
+    }
+}
