@@ -190,15 +190,23 @@ public final class BucketTable {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
         int lotteryRounds = 0;
+        boolean retry = false;
         scan:
         while (true) {
+            if (retry) {
+                // A CAS lost: force fresh loads of the bucket (the JIT may not reuse the previous scan's values).
+                VarHandle.acquireFence();
+            }
+            retry = true;
             int empty = -1;
             int weakest = -1;
             long weakestWord = 0;
             for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
                 long offset = base + (long) s * SLOT_BYTES;
-                // Opaque: an atomic 64-bit load that the JIT may not hoist out of the retry loop.
-                long word = (long) SLOT.getOpaque(table, offset);
+                // Plain load (measured: half the cost of an opaque scan). Safe: every write below is a CAS whose
+                // expected value is this word, so a stale (or, on a JVM that split 64-bit loads, torn) read can
+                // only fail a CAS, never store a wrong word; and a retry re-reads after the acquire fence below.
+                long word = (long) SLOT.get(table, offset);
                 if (word == 0) {
                     if (empty < 0) {
                         empty = s;
@@ -358,9 +366,9 @@ public final class BucketTable {
      */
     public long challengeWeakest(long bucketOffset, long fp, long spare, long saltValue, long statsHandle) {
         int weakest = 0;
-        long weakestWord = (long) SLOT.getOpaque(table, bucketOffset);
+        long weakestWord = (long) SLOT.get(table, bucketOffset);
         for (int s = 1; s < SLOTS_PER_BUCKET; s++) {
-            long word = (long) SLOT.getOpaque(table, bucketOffset + (long) s * SLOT_BYTES);
+            long word = (long) SLOT.get(table, bucketOffset + (long) s * SLOT_BYTES);
             if (TableLayout.count(word) < TableLayout.count(weakestWord)) {
                 weakest = s;
                 weakestWord = word;
@@ -392,7 +400,8 @@ public final class BucketTable {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
         for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
-            long word = (long) SLOT.getOpaque(table, base + (long) s * SLOT_BYTES);
+            // Plain: a read-only query; a 64-bit aligned load is not split on the 64-bit JVMs we run on.
+            long word = (long) SLOT.get(table, base + (long) s * SLOT_BYTES);
             if (word != 0 && TableLayout.fingerprint(word) == fp) {
                 return TableLayout.count(word);
             }
