@@ -1,0 +1,200 @@
+package io.hotkeeper.jcstress;
+
+import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.lottery.DecayLottery;
+import io.hotkeeper.engine.salt.EvictionSalt;
+import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableLayout;
+
+import java.lang.foreign.Arena;
+import java.util.SplittableRandom;
+
+/**
+ * Deterministic fixtures shared by the stress tests: one seeded lottery, hashes crafted into bucket 0, and the
+ * searches (run once per forked VM, at class initialisation) that pick spare bits and salt values whose draws
+ * win or lose on purpose, so that every outcome of a test is decided by the interleaving alone, never by luck.
+ *
+ * <p>Memory: every test state owns an {@link Arena#ofAuto() automatic arena}; jcstress creates states by the
+ * million and never closes them, so the garbage collector frees their native memory.
+ */
+final class Fixtures {
+    /** Seed of every search and of the lottery's draw key: same seed, same hashes, same outcomes. */
+    static final long SEED = 0x486f_746b_6565_7072L;
+    /** The smallest table: 64 buckets, 4 KiB. */
+    static final int INDEX_BITS = TableLayout.MIN_INDEX_BITS;
+    /** The bucket every crafted hash lands in. */
+    static final long BUCKET = 0;
+    /**
+     * Count of the filler occupants. With base 2 a draw beats count c iff it has at least c trailing zero bits;
+     * a long has at most 64, so a filler above 64 can never lose a draw, and never becomes the weakest slot
+     * while a key of the test holds a smaller count.
+     */
+    static final long FILLER_COUNT = 100;
+    /** The reference design's lottery (base 2), keyed from {@link #SEED}. Immutable, so shared by all states. */
+    static final DecayLottery LOTTERY = new DecayLottery(DecayLottery.DEFAULT_BASE, KeyHasher.splitMix(SEED));
+
+    private static final long FINGERPRINT_MASK = (1L << TableLayout.fingerprintBits(INDEX_BITS)) - 1;
+    private static final long SPARE_MASK = (1L << (Long.SIZE - TableLayout.SPARE_SHIFT)) - 1;
+
+    private Fixtures() {
+    }
+
+    /** A seeded stream for one test class's searches. */
+    static SplittableRandom random(String salt) {
+        return new SplittableRandom(SEED ^ salt.hashCode());
+    }
+
+    /** {@code n} distinct, non-zero fingerprints for a 4 KiB table. */
+    static long[] fingerprints(SplittableRandom random, int n) {
+        long[] fps = new long[n];
+        for (int i = 0; i < n; i++) {
+            long fp;
+            do {
+                fp = random.nextLong() & FINGERPRINT_MASK;
+            } while (fp == 0 || contains(fps, i, fp));
+            fps[i] = fp;
+        }
+        return fps;
+    }
+
+    private static boolean contains(long[] values, int n, long v) {
+        for (int i = 0; i < n; i++) {
+            if (values[i] == v) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The hash of a key in bucket 0 with fingerprint {@code fp} and spare bits {@code spare}, following the
+     * hash bit budget of {@link TableLayout} (index bits low, fingerprint above them, spare in the top 32).
+     */
+    static long hash(long spare, long fp) {
+        long hash = (spare << TableLayout.SPARE_SHIFT) | (fp << INDEX_BITS) | BUCKET;
+        // The table is the authority on how a hash splits; check it agrees before any test relies on it.
+        if (TableLayout.spare(hash) != spare || ((hash >>> INDEX_BITS) & FINGERPRINT_MASK) != fp
+                || (hash & ((1L << INDEX_BITS) - 1)) != BUCKET) {
+            throw new IllegalStateException("crafted hash=" + Long.toHexString(hash) + " does not split into spare="
+                    + spare + ", fp=" + fp + ", bucket=" + BUCKET);
+        }
+        return hash;
+    }
+
+    /**
+     * Spare bits whose draws with the salt values {@code 0 .. draws-1} all lose against count 1 (an odd draw):
+     * a key with these bits never evicts anyone in its first {@code draws} phase-3 draws from a fresh salt.
+     */
+    static long spareLosingFirstDraws(SplittableRandom random, int draws) {
+        for (int attempt = 0; attempt < 1_000_000; attempt++) {
+            long spare = random.nextLong() & SPARE_MASK;
+            boolean allLose = true;
+            for (long salt = 0; salt < draws && allLose; salt++) {
+                allLose = !LOTTERY.wins(LOTTERY.draw(spare, salt), 1);
+            }
+            if (allLose) {
+                return spare;
+            }
+        }
+        throw new IllegalStateException("no spare loses its first " + draws + " draws");
+    }
+
+    /** The smallest salt value whose draw for {@code spare} wins against every count in 1..{@code maxCount}. */
+    static long saltWinningUpTo(long spare, long maxCount) {
+        for (long salt = 0; salt < 1_000_000; salt++) {
+            // Base 2: winning against maxCount implies winning against every smaller count.
+            if (LOTTERY.wins(LOTTERY.draw(spare, salt), maxCount)) {
+                return salt;
+            }
+        }
+        throw new IllegalStateException("no salt wins for spare=" + spare + " against count=" + maxCount);
+    }
+
+    /**
+     * One test state's table: a zeroed 4 KiB table, a fresh single-counter salt (its first value is 0), and
+     * stats with one exclusive stripe per actor, all in one automatic arena.
+     */
+    static final class Table {
+        final BucketTable table;
+        final EvictionSalt salt;
+        final StatsStripes stats;
+        /** Exclusive stats stripe of actor 1 (stripe 0). */
+        final long handle1;
+        /** Exclusive stats stripe of actor 2 (stripe 1). */
+        final long handle2;
+
+        Table() {
+            Arena arena = Arena.ofAuto();
+            this.salt = new EvictionSalt(arena, 1);
+            this.stats = new StatsStripes(arena, 2, 1);
+            this.table = new BucketTable(arena, INDEX_BITS, LOTTERY, salt, stats);
+            this.handle1 = stats.handle(0);
+            this.handle2 = stats.handle(1);
+        }
+
+        /** Fills slots {@code 0 .. words.length-1} of bucket 0 before the state is shared. */
+        void prefill(long[] words) {
+            for (int s = 0; s < words.length; s++) {
+                table.putSlot(BUCKET, s, words[s]);
+            }
+        }
+
+        /** Slot {@code slot} of bucket 0 (acquire load). */
+        long slot(int slot) {
+            return table.readSlotAcquire(BUCKET, slot);
+        }
+
+        /**
+         * Number of slots of bucket 0 that hold a word the protocol cannot have produced: a prefilled slot
+         * {@code s < prefill.length} must still hold {@code prefill[s]}; every other slot must hold 0 or one of
+         * {@code allowed}. A torn word (halves of two writes) or a corrupted neighbour counts here.
+         */
+        int foreignWords(long[] prefill, long... allowed) {
+            int foreign = 0;
+            for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                long word = slot(s);
+                boolean ok = s < prefill.length
+                        ? word == prefill[s]
+                        : word == 0 || contains(allowed, allowed.length, word);
+                if (!ok) {
+                    foreign++;
+                }
+            }
+            return foreign;
+        }
+
+        /** Number of slots of bucket 0 whose fingerprint is {@code fp}. */
+        int slotsHolding(long fp) {
+            int n = 0;
+            for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                long word = slot(s);
+                if (word != 0 && TableLayout.fingerprint(word) == fp) {
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        /** Sum of the counts of all slots of bucket 0 whose fingerprint is {@code fp}. */
+        long countOf(long fp) {
+            long sum = 0;
+            for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                long word = slot(s);
+                if (word != 0 && TableLayout.fingerprint(word) == fp) {
+                    sum += TableLayout.count(word);
+                }
+            }
+            return sum;
+        }
+    }
+
+    /** Filler words for slots {@code 0 .. n-1}: the given fingerprints, each with {@link #FILLER_COUNT}. */
+    static long[] fillers(long[] fps, int n) {
+        long[] words = new long[n];
+        for (int s = 0; s < n; s++) {
+            words[s] = TableLayout.word(fps[s], FILLER_COUNT);
+        }
+        return words;
+    }
+}
