@@ -547,6 +547,28 @@ public final class KeyShard {
         return (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE);
     }
 
+    /**
+     * Entries handed out so far (entries at or above this index were never used). Threads: any (an opaque read of
+     * an owner-written count; a reader may see a slightly older value). Progress: wait-free.
+     */
+    public int entriesUsed() {
+        return (int) (long) LONG.getOpaque(segment, ShardLayout.NEXT_UNUSED);
+    }
+
+    /**
+     * The table slot offset recorded in an entry: immutable while the entry's generation lasts, so a reader that
+     * saw a MEMBER state reads it, then validates against the table and the link. Threads: any. Progress:
+     * wait-free.
+     */
+    public long recordedSlot(int entry) {
+        return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.SLOT);
+    }
+
+    /** The hash recorded in an entry (see {@link #recordedSlot}). Threads: any. Progress: wait-free. */
+    public long recordedHash(int entry) {
+        return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.HASH);
+    }
+
     /** The table slot offset recorded in an entry. Threads: the owner. Progress: wait-free. */
     public long slotOf(int entry) {
         return (long) LONG.get(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.SLOT);

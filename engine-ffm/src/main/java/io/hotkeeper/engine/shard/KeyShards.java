@@ -298,14 +298,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         int want = (int) Math.min(Math.max(n, 0), slots);
         for (int candidates = (int) Math.min(want + 16L, slots); ; candidates = (int) Math.min(2L * candidates, slots)) {
             TopCounts top = new TopCounts(candidates);
-            long tracked = 0;
-            for (long i = 0; i < slots; i++) {
-                long word = table.slotOpaque(i * TableLayout.SLOT_BYTES);
-                if (TableLayout.tracked(word)) {
-                    tracked++;
-                    top.offer(TableLayout.count(word), i);
-                }
-            }
+            long tracked = scanTracked(top);
             List<HeavyHitter> out = resolve(top, want);
             if (out.size() >= want || tracked <= candidates || candidates == slots) {
                 return out;
@@ -350,15 +343,48 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     public long kthTrackedCount(int k) {
         long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
         TopCounts top = new TopCounts((int) Math.min(k, slots));
+        long tracked = scanTracked(top);
+        return tracked < k ? 0 : top.minCount();
+    }
+
+    /**
+     * Offers every tracked slot to {@code top}; returns how many slots are tracked. It walks the shards' entries
+     * rather than the table: a tracked slot is linked from exactly one live entry, and the entries in use are far
+     * fewer than the table's slots (a 1 MiB table has 131,072 slots; its shards typically a few thousand
+     * entries). Each live entry's recorded slot is read from the table and counted only if it is tracked, holds
+     * the entry's fingerprint and links back to this very entry. No link pointer of any shard is read.
+     */
+    private long scanTracked(TopCounts top) {
         long tracked = 0;
-        for (long i = 0; i < slots; i++) {
-            long word = table.slotOpaque(i * TableLayout.SLOT_BYTES);
-            if (TableLayout.tracked(word)) {
+        long floor = top.admissionFloor();
+        for (int id = 0; id < shards.length(); id++) {
+            KeyShard shard = shards.get(id);
+            if (shard == null) {
+                continue;
+            }
+            int used = shard.entriesUsed();
+            for (int entry = 0; entry < used; entry++) {
+                long state = shard.state(entry);
+                if ((state & (ShardLayout.MEMBER | ShardLayout.DEAD)) != ShardLayout.MEMBER) {
+                    continue;
+                }
+                long slot = shard.recordedSlot(entry);
+                long word = table.slotOpaque(slot);
+                if (!TableLayout.tracked(word)
+                        || TableLayout.fingerprint(word) != table.fingerprint(shard.recordedHash(entry))
+                        || (long) LINK.getOpaque(links, slot)
+                        != ShardLayout.link(id, entry, ShardLayout.generation(state))) {
+                    continue;
+                }
                 tracked++;
-                top.offer(TableLayout.count(word), i);
+                long count = TableLayout.count(word);
+                if (count >= floor) {
+                    top.offer(count, slot / TableLayout.SLOT_BYTES);
+                    floor = top.admissionFloor();
+                }
             }
         }
-        return tracked < k ? 0 : top.minCount();
+        return tracked;
     }
 
     /** Whether the key of {@code hash} holds a tracked slot. Threads: any. Progress: wait-free. */

@@ -25,6 +25,9 @@ final class TopCounts {
 
     void offer(long count, long slotIndex) {
         long packed = (count << INDEX_BITS) | slotIndex;
+        if (size == heap.length && packed <= heap[0]) {
+            return; // the common case once the heap is full: not among the top
+        }
         if (size < heap.length) {
             heap[size] = packed;
             siftUp(size++);
@@ -32,6 +35,11 @@ final class TopCounts {
             heap[0] = packed;
             siftDown(0);
         }
+    }
+
+    /** The smallest count that could still enter: 0 until full, then the heap minimum's count. */
+    long admissionFloor() {
+        return size < heap.length ? 0 : heap[0] >>> INDEX_BITS;
     }
 
     long minCount() {

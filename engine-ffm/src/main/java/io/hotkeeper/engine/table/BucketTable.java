@@ -81,6 +81,10 @@ public final class BucketTable {
     /** Counts at or above this are incremented probabilistically; Long.MAX_VALUE when counting is exact. */
     private final long approximateFrom;
     private final int approximateBits;
+    /** Counts below this take the fast path: no saturation and no approximate counting can apply. */
+    private final long fastLimit;
+    /** The floor given at construction; the live floor (in the control region) only rises from here. */
+    private final long initialFloor;
 
     /**
      * A zeroed table of {@code 2^indexBits} buckets in a segment from {@code arena}, which owns and frees it.
@@ -126,6 +130,7 @@ public final class BucketTable {
         }
         this.approximateBits = approximateBits;
         this.approximateFrom = approximateBits == 0 ? Long.MAX_VALUE : 1L << approximateBits;
+        this.fastLimit = Math.min(approximateFrom, MAX_COUNT);
         if (indexBits < TableLayout.MIN_INDEX_BITS || indexBits > TableLayout.MAX_INDEX_BITS) {
             throw new IllegalArgumentException("indexBits=" + indexBits + ": must be in "
                     + TableLayout.MIN_INDEX_BITS + ".." + TableLayout.MAX_INDEX_BITS);
@@ -150,6 +155,7 @@ public final class BucketTable {
             throw new IllegalArgumentException("control: size=" + control.byteSize() + ": must be >= " + CONTROL_BYTES);
         }
         this.control = control;
+        this.initialFloor = promotionFloor;
         SLOT.setRelease(control, FLOOR_OFFSET, promotionFloor);
         this.trackedSlots = trackedSlots.apply(this);
     }
@@ -187,6 +193,32 @@ public final class BucketTable {
      * Progress: lock-free.
      */
     public long observe(long hash, long weight, long statsHandle) {
+        // Fast path: a refresh of a present key well below saturation and approximate counting, which is what
+        // most observations of a skewed stream are. Occupied slots form a prefix of the bucket (a claim always
+        // takes the lowest empty slot, and slots never empty again), so the first 0 word ends the search.
+        long base = bucketOffset(hash);
+        long fp = fingerprint(hash);
+        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+            long offset = base + (long) s * SLOT_BYTES;
+            // Plain load: see observeFull; a stale word only fails the CAS and falls through to the full path.
+            long word = (long) SLOT.get(table, offset);
+            if (word == 0) {
+                break;
+            }
+            if (TableLayout.fingerprint(word) == fp) {
+                long next = TableLayout.count(word) + weight;
+                if (weight < fastLimit && next < fastLimit && cas(offset, word, word + weight)) {
+                    stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+                    return flags(word, next);
+                }
+                break;
+            }
+        }
+        return observeFull(hash, weight, statsHandle);
+    }
+
+    /** The full observation: all three phases, saturation, approximate counting, and the retry loops. */
+    private long observeFull(long hash, long weight, long statsHandle) {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
         int lotteryRounds = 0;
@@ -299,7 +331,8 @@ public final class BucketTable {
     /** The observe result for a refreshed slot: the count, plus PROMOTE or a sampled VISIT. */
     private long flags(long word, long count) {
         if (!TableLayout.tracked(word)) {
-            return count >= promotionFloor() ? count | PROMOTE : count;
+            // The live floor never drops below the initial one: below it, no need to read the control region.
+            return count >= initialFloor && count >= promotionFloor() ? count | PROMOTE : count;
         }
         return (count & VISIT_SAMPLE_MASK) == 0 ? count | VISIT : count;
     }
