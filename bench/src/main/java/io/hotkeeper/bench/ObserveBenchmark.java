@@ -103,6 +103,10 @@ public class ObserveBenchmark {
         @Param({"0"})
         public int approx;
 
+        /** NUMA placement of the table: default, local, interleave, node:N; {@code -p placement=local,interleave}. */
+        @Param({"default"})
+        public String placement;
+
         Hotkeeper sketch;
         /** The stream as long keys (for {@link #observe}). */
         long[] keys;
@@ -115,7 +119,7 @@ public class ObserveBenchmark {
 
         @Setup(Level.Trial)
         public void setup(BenchmarkParams params) {
-            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx);
+            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement);
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, 0x0b5e_57eaL);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {

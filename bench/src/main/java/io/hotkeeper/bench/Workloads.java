@@ -21,13 +21,17 @@ final class Workloads {
      * default shard count, {@code SaltLayout.shardsFor(availableProcessors)}).
      */
     static Hotkeeper sketch(long memoryBytes, String salt) {
-        return sketch(memoryBytes, salt, true, 0);
+        return sketch(memoryBytes, salt, true, 0, "default");
     }
 
-    /** As {@link #sketch(long, String)}, with key shards on or off and approximate counting from 2^approx. */
-    static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx) {
+    /**
+     * As {@link #sketch(long, String)}, with key shards on or off, approximate counting from 2^approx, and a NUMA
+     * placement policy ({@code Placement.parse}).
+     */
+    static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx, String placement) {
         Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
-                .keyShards(keyShards).approximateCountsAbove(approx);
+                .keyShards(keyShards).approximateCountsAbove(approx)
+                .placement(io.hotkeeper.engine.placement.Placement.parse(placement));
         switch (salt) {
             case "shared" -> { }
             case "sharded" -> builder.shardedSalt();

@@ -102,8 +102,22 @@ final class Converters {
             return switch (value.toLowerCase(Locale.ROOT)) {
                 case "shared" -> SaltMode.SHARED;
                 case "sharded" -> SaltMode.SHARDED;
-                default -> throw new TypeConversionException("'" + value + "' is not a salt mode (shared, sharded)");
+                case "per-worker", "perworker" -> SaltMode.PER_WORKER;
+                default -> throw new TypeConversionException(
+                        "'" + value + "' is not a salt mode (shared, sharded, per-worker)");
             };
+        }
+    }
+
+    /** {@code --numa}: a placement policy ({@code default}, {@code local}, {@code interleave}, {@code node:N}). */
+    static final class Numa implements ITypeConverter<io.hotkeeper.engine.placement.Placement> {
+        @Override
+        public io.hotkeeper.engine.placement.Placement convert(String value) {
+            try {
+                return io.hotkeeper.engine.placement.Placement.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
         }
     }
 
@@ -111,7 +125,7 @@ final class Converters {
     static final class SaltModes implements Iterable<String> {
         @Override
         public java.util.Iterator<String> iterator() {
-            return java.util.List.of("shared", "sharded").iterator();
+            return java.util.List.of("shared", "sharded", "per-worker").iterator();
         }
     }
 }

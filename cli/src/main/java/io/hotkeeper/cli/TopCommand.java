@@ -70,8 +70,13 @@ final class TopCommand implements Callable<Integer> {
 
     @Option(names = "--salt", paramLabel = "MODE", defaultValue = "shared", converter = Converters.Salt.class,
             completionCandidates = Converters.SaltModes.class,
-            description = "Eviction salt: shared or sharded (default: ${DEFAULT-VALUE}).")
+            description = "Eviction salt: shared, sharded or per-worker (default: ${DEFAULT-VALUE}).")
     SaltMode salt;
+
+    @Option(names = "--numa", paramLabel = "POLICY", defaultValue = "default", converter = Converters.Numa.class,
+            description = "NUMA placement of the table: default (first touch), local, interleave, node:N "
+                    + "(default: ${DEFAULT-VALUE}). Falls back to default without libnuma or with one node.")
+    io.hotkeeper.engine.placement.Placement numa;
 
     @Option(names = "--seed", paramLabel = "N", description = "Fixed hash seed, for reproducible runs (default: random).")
     Long seed;
@@ -114,7 +119,7 @@ final class TopCommand implements Callable<Integer> {
                 "must be in 1..1GiB");
         check(memory >= 4096 && memory <= (64L << 20), "--memory", Converters.Size.format(memory),
                 "must be 4KiB..64MiB");
-        Hotkeeper.Builder builder = Hotkeeper.builder().saltMode(salt);
+        Hotkeeper.Builder builder = Hotkeeper.builder().saltMode(salt).placement(numa);
         configure("--memory", memory, () -> builder.memoryBytes(memory));
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
@@ -124,7 +129,7 @@ final class TopCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (Ingest ingest = Ingest.open(files, stdin); Hotkeeper hk = builder.build()) {
+        try (Ingest ingest = Ingest.open(files, stdin); Hotkeeper hk = build(builder)) {
             int fieldNumber = field == null ? 0 : field;
             long maxKey = hk.info().maxKeyBytes();
             Progress progress = new Progress(err, ingest.mappedBytes(),
@@ -145,7 +150,14 @@ final class TopCommand implements Callable<Integer> {
             write(out, top);
             out.flush();
             if (stats) {
-                err.println(Json.MAPPER.writeValueAsString(stats(hk.info(), tally, seconds, ingest, top.size())));
+                ObjectNode stats = stats(hk.info(), tally, seconds, ingest, top.size());
+                var table = hk.placement().region("table");
+                ObjectNode placement = stats.putObject("placement");
+                placement.put("requested", table.requested().toString());
+                placement.put("effective", table.effective().toString());
+                placement.put("nodes", table.nodes().toString());
+                placement.put("note", table.note());
+                err.println(Json.MAPPER.writeValueAsString(stats));
                 err.flush();
             }
         }
@@ -213,6 +225,15 @@ final class TopCommand implements Callable<Integer> {
         }
     }
 
+    /** Builds the sketch; the only argument checked this late is a NUMA node that does not exist. */
+    private Hotkeeper build(Hotkeeper.Builder builder) {
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--numa': " + e.getMessage());
+        }
+    }
+
     private ObjectNode stats(HotkeeperInfo info, Tally t, double seconds, Ingest ingest, int reported) {
         ObjectNode s = Json.MAPPER.createObjectNode();
         s.put("inputs", ingest.sourceCount());
@@ -237,7 +258,6 @@ final class TopCommand implements Callable<Integer> {
         s.put("minCount", info.promotionFloor());
         s.put("saltMode", info.saltMode().name().toLowerCase(Locale.ROOT));
         s.put("saltShards", info.saltShards());
-        s.put("placement", "default");
         return s;
     }
 

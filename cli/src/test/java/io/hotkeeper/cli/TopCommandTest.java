@@ -138,6 +138,18 @@ class TopCommandTest {
     }
 
     @Test
+    void aNumaNodeThatDoesNotExistIsAUsageErrorNamingTheNodesThereAre() throws Exception {
+        Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 6));
+        Cli.Result r = Cli.run("top", "--numa", "node:7", file.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("node=7: available nodes are"), r.err());
+        Cli.Result ok = Cli.run("top", "--numa", "local", "--stats", "--min-count", "1", file.toString());
+        assertEquals(0, ok.exit(), ok.err());
+        Cli.Result bad = Cli.run("top", "--numa", "sideways", file.toString());
+        assertEquals(2, bad.exit(), bad.err());
+    }
+
+    @Test
     void statsIsOneJsonObjectOnStderr() throws Exception {
         Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 6));
         Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--salt", "sharded", "--memory", "64KiB",
@@ -153,7 +165,8 @@ class TopCommandTest {
         assertEquals(65536, s.get("tableBytes").asLong());
         assertTrue(s.get("shardBytes").asLong() > 0);
         assertEquals("sharded", s.get("saltMode").asText());
-        assertEquals("default", s.get("placement").asText());
+        assertEquals("default", s.get("placement").get("requested").asText());
+        assertEquals("default", s.get("placement").get("effective").asText());
         assertEquals(2, s.get("threads").asInt());
         assertEquals(12, s.get("reported").asInt());
         assertTrue(s.get("elapsedSeconds").asDouble() > 0);

@@ -232,8 +232,7 @@ public final class Hotkeeper implements AutoCloseable {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"));
         long handle = handle();
         long result = update(hash, checkWeight(weight), handle);
-        return result <= TableLayout.COUNT_MASK ? result
-                : afterBytes(result, hash, MemorySegment.ofArray(key), 0, key.length, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, 0, key.length, handle);
     }
 
     /**
@@ -247,8 +246,7 @@ public final class Hotkeeper implements AutoCloseable {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
         long handle = handle();
         long result = update(hash, 1, handle);
-        return result <= TableLayout.COUNT_MASK ? result
-                : afterBytes(result, hash, MemorySegment.ofArray(key), offset, length, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, offset, length, handle);
     }
 
     /**
@@ -540,6 +538,14 @@ public final class Hotkeeper implements AutoCloseable {
             throw closedOr(e);
         }
         return result & TableLayout.COUNT_MASK;
+    }
+
+    /** As afterBytes for an array: the segment view is made only for a promotion (a VISIT allocates nothing). */
+    private long afterArray(long result, long hash, byte[] key, int offset, int length, long handle) {
+        if ((result & BucketTable.PROMOTE) != 0) {
+            return afterBytes(result, hash, MemorySegment.ofArray(key), offset, length, handle);
+        }
+        return afterBytes(result, hash, null, offset, length, handle);
     }
 
     private long afterChars(long result, long hash, CharSequence key, long handle) {
