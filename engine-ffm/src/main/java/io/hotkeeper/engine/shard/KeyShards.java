@@ -74,47 +74,39 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     /** Records the {@code long} key of {@code hash} in the caller's shard. Threads: any. Progress: wait-free. */
     public void promoteLong(long hash, long key, long statsHandle) {
-        KeyShard shard = enter(statsHandle);
-        if (shard == null) {
-            return;
-        }
-        try {
-            long slot = claim(hash);
-            if (slot >= 0) {
-                finish(shard, hash, slot, shard.insertLong(hash, slot, key, countOf(slot)), statsHandle);
-            }
-        } finally {
-            shard.exit();
-        }
+        promote(hash, statsHandle, key, null, 0, 0, null);
     }
 
     /** Records the byte-string key {@code key[offset, offset + length)}. Threads: any. Progress: wait-free. */
     public void promoteBytes(long hash, MemorySegment key, long offset, long length, long statsHandle) {
-        KeyShard shard = enter(statsHandle);
-        if (shard == null) {
-            return;
-        }
-        try {
-            long slot = claim(hash);
-            if (slot >= 0) {
-                finish(shard, hash, slot, shard.insertBytes(hash, slot, key, offset, length, countOf(slot)), statsHandle);
-            }
-        } finally {
-            shard.exit();
-        }
+        promote(hash, statsHandle, 0, key, offset, length, null);
     }
 
     /** Records the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
     public void promoteChars(long hash, CharSequence key, long statsHandle) {
+        promote(hash, statsHandle, 0, null, 0, 0, key);
+    }
+
+    /**
+     * The promotion protocol for one key, given as a {@code long} (both key objects null), a segment range, or
+     * characters: enter the caller's shard, claim the slot's tracked bit, insert, publish the link, re-check.
+     */
+    private void promote(long hash, long statsHandle, long longKey, MemorySegment bytes, long offset, long length,
+                         CharSequence chars) {
         KeyShard shard = enter(statsHandle);
         if (shard == null) {
             return;
         }
         try {
             long slot = claim(hash);
-            if (slot >= 0) {
-                finish(shard, hash, slot, shard.insertChars(hash, slot, key, countOf(slot)), statsHandle);
+            if (slot < 0) {
+                return;
             }
+            long count = countOf(slot);
+            long link = bytes != null ? shard.insertBytes(hash, slot, bytes, offset, length, count)
+                    : chars != null ? shard.insertChars(hash, slot, chars, count)
+                    : shard.insertLong(hash, slot, longKey, count);
+            finish(shard, hash, slot, link, statsHandle);
         } finally {
             shard.exit();
         }

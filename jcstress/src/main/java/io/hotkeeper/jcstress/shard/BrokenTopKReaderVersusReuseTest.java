@@ -48,17 +48,6 @@ public class BrokenTopKReaderVersusReuseTest {
 
     @Actor
     public void owner(JJ_Result r) {
-        if (!f.shard.tryEnter()) {
-            return;
-        }
-        try {
-            f.shard.deleteOwn(ShardLayout.linkEntry(old), ShardLayout.linkGeneration(old));
-            long link = f.shard.insertBytes(66, 0,
-                    MemorySegment.ofArray(new byte[ShardFixture.MAX_KEY_BYTES]).fill((byte) 0x66), 0,
-                    ShardFixture.MAX_KEY_BYTES, 1);
-            r.r2 = ShardLayout.linkEntry(link) == ShardLayout.linkEntry(old) ? 1 : 0;
-        } finally {
-            f.shard.exit();
-        }
+        r.r2 = f.replaceWithNewKey(old, (byte) 0x66);
     }
 }

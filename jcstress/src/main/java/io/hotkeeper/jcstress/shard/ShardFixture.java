@@ -52,6 +52,24 @@ final class ShardFixture {
         }
     }
 
+    /**
+     * As the owner: deletes the entry of {@code link} and inserts a new 16-byte key {@code fill} x 16, which reuses
+     * the freed entry. 1 if it did reuse that entry, 0 otherwise (or if the owner section was busy).
+     */
+    long replaceWithNewKey(long link, byte fill) {
+        if (!shard.tryEnter()) {
+            return 0;
+        }
+        try {
+            shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+            long fresh = shard.insertBytes(fill, 0, MemorySegment.ofArray(new byte[MAX_KEY_BYTES]).fill(fill), 0,
+                    MAX_KEY_BYTES, 1);
+            return ShardLayout.linkEntry(fresh) == ShardLayout.linkEntry(link) ? 1 : 0;
+        } finally {
+            shard.exit();
+        }
+    }
+
     /** Runs the owner's drain inside an owner section; false if the section was busy. */
     boolean drain() {
         if (!shard.tryEnter()) {

@@ -9,7 +9,6 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJ_Result;
 
-import java.lang.foreign.MemorySegment;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -42,18 +41,7 @@ public class TopKReaderVersusReuseTest {
 
     @Actor
     public void owner(JJ_Result r) {
-        if (!f.shard.tryEnter()) {
-            return;
-        }
-        try {
-            f.shard.deleteOwn(ShardLayout.linkEntry(old), ShardLayout.linkGeneration(old));
-            long link = f.shard.insertBytes(66, 0,
-                    MemorySegment.ofArray(new byte[ShardFixture.MAX_KEY_BYTES]).fill((byte) 0x66), 0,
-                    ShardFixture.MAX_KEY_BYTES, 1);
-            r.r2 = ShardLayout.linkEntry(link) == ShardLayout.linkEntry(old) ? 1 : 0;
-        } finally {
-            f.shard.exit();
-        }
+        r.r2 = f.replaceWithNewKey(old, (byte) 0x66);
     }
 
     private static long classify(KeyShard.Key key) {
