@@ -84,7 +84,14 @@ public final class Hotkeeper implements AutoCloseable {
 
     private final Arena arena;
     private final KeyHasher hasher;
+    /** Node 0's table (the only one unless per-node tables are on): the common case reads this field. */
     private final BucketTable table;
+    /** One table per NUMA node (length 1 unless per-node tables are on and the machine has several nodes). */
+    private final BucketTable[] tables;
+    /** Key shards of each table (null when key shards are off). */
+    private final KeyShards[] shardSets;
+    /** Index of the calling thread's node among {@link #tables}; null with one table. */
+    private final java.util.function.IntSupplier nodeIndex;
     private final EvictionSalt salt;
     private final StatsStripes stats;
     private final SaltMode saltMode;
@@ -121,37 +128,48 @@ public final class Hotkeeper implements AutoCloseable {
             this.stats = new StatsStripes(regions.allocate(arena, "stats",
                     StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
-            MemorySegment tableSegment = regions.allocate(arena, "table", tableBytes, TableLayout.TABLE_ALIGNMENT,
-                    placement);
-            if (b.keyShards) {
-                MemorySegment links = regions.allocate(arena, "links", tableBytes, TableLayout.TABLE_ALIGNMENT,
-                        placement);
-                int slots = (int) (tableBytes / TableLayout.SLOT_BYTES);
-                int capacity = b.shardCapacity > 0 ? b.shardCapacity
-                        : Math.min(slots, Math.max(1024, 8 * b.k));
-                KeyShards[] built = new KeyShards[1];
-                this.table = new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
-                        t -> built[0] = new KeyShards(arena, t, links, stats, capacity, b.maxKeyBytes, b.listener,
-                                // A shard is created (and zeroed) by its owner's first promotion, so under first-touch
-                                // its pages already land on the owner's node; other policies place it there
-                                // explicitly.
-                                bytes -> placement.equals(Placement.DEFAULT)
-                                        ? regions.allocate(arena, "shard", bytes, ShardLayout.ALIGNMENT, placement)
-                                        : regions.allocateOnCurrentNode(arena, "shard", bytes,
-                                                ShardLayout.ALIGNMENT)), b.approximateBits,
-                        regions.allocate(arena, "control", BucketTable.CONTROL_BYTES, 128, placement));
-                this.shards = built[0];
-            } else {
-                this.table = new BucketTable(tableSegment, indexBits, lottery, salt, stats, Long.MAX_VALUE,
-                        t -> null, b.approximateBits,
-                        regions.allocate(arena, "control", BucketTable.CONTROL_BYTES, 128, placement));
-                this.shards = null;
+            int[] nodeIds = b.nodeIds();
+            this.tables = new BucketTable[nodeIds.length];
+            this.shardSets = b.keyShards ? new KeyShards[nodeIds.length] : null;
+            for (int i = 0; i < nodeIds.length; i++) {
+                // Per-node tables: table i lives on node i and is written only by threads running there.
+                Placement where = nodeIds.length == 1 ? placement : Placement.node(nodeIds[i]);
+                String suffix = nodeIds.length == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
+                this.tables[i] = buildTable(b, indexBits, tableBytes, where, suffix, i);
             }
+            this.table = tables[0];
+            this.shards = shardSets == null ? null : shardSets[0];
+            this.nodeIndex = nodeIds.length == 1 ? null : b.nodeIndex(nodeIds);
             this.k = b.k;
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
         }
+    }
+
+    /** One table (and its key shards) in the given placement; region names end with {@code suffix}. */
+    private BucketTable buildTable(Builder b, int indexBits, long tableBytes, Placement placement, String suffix,
+                                   int index) {
+        MemorySegment tableSegment = regions.allocate(arena, "table" + suffix, tableBytes,
+                TableLayout.TABLE_ALIGNMENT, placement);
+        MemorySegment control = regions.allocate(arena, "control" + suffix, BucketTable.CONTROL_BYTES, 128,
+                placement);
+        if (!b.keyShards) {
+            return new BucketTable(tableSegment, indexBits, lottery, salt, stats, Long.MAX_VALUE, t -> null,
+                    b.approximateBits, control);
+        }
+        MemorySegment links = regions.allocate(arena, "links" + suffix, tableBytes, TableLayout.TABLE_ALIGNMENT,
+                placement);
+        int slots = (int) (tableBytes / TableLayout.SLOT_BYTES);
+        int capacity = b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
+        return new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
+                t -> shardSets[index] = new KeyShards(arena, t, links, stats, capacity, b.maxKeyBytes, b.listener,
+                        // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
+                        // pages already land on the owner's node; other policies place it there explicitly.
+                        bytes -> placement.equals(Placement.DEFAULT)
+                                ? regions.allocate(arena, "shard" + suffix, bytes, ShardLayout.ALIGNMENT, placement)
+                                : regions.allocateOnCurrentNode(arena, "shard" + suffix, bytes,
+                                        ShardLayout.ALIGNMENT)), b.approximateBits, control);
     }
 
     static int indexBitsFor(long memoryBytes) {
@@ -376,7 +394,8 @@ public final class Hotkeeper implements AutoCloseable {
             throw new IllegalArgumentException("n=" + n + ": must be >= 0");
         }
         try {
-            return requireShards().topK(n);
+            requireShards();
+            return nodeIndex == null ? shards.topK(n) : mergedTopK(n);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -400,7 +419,34 @@ public final class Hotkeeper implements AutoCloseable {
         return containsHash(hasher.hash(Objects.requireNonNull(key, "key")));
     }
 
+    /**
+     * Per-node tables: the union of every node's top keys, each with its estimate summed over all nodes (the key's
+     * hash is recomputed from its bytes; a truncated key keeps the sum of the nodes that reported it).
+     */
+    private List<HeavyHitter> mergedTopK(int n) {
+        java.util.Map<java.nio.ByteBuffer, HeavyHitter> merged = new java.util.HashMap<>();
+        for (KeyShards s : shardSets) {
+            for (HeavyHitter h : s.topK(n)) {
+                merged.merge(java.nio.ByteBuffer.wrap(h.key()), h, (a, c) -> new HeavyHitter(a.key(),
+                        a.estimate() + c.estimate(), a.truncated()));
+            }
+        }
+        List<HeavyHitter> out = new java.util.ArrayList<>(merged.size());
+        for (HeavyHitter h : merged.values()) {
+            out.add(h.truncated() ? h : new HeavyHitter(h.key(), read(hasher.hash(h.key())), false));
+        }
+        out.sort((a, c) -> Long.compare(c.estimate(), a.estimate()));
+        return out.size() > n ? List.copyOf(out.subList(0, n)) : out;
+    }
+
     private boolean containsHash(long hash) {
+        if (nodeIndex != null) {
+            long estimate = read(hash);
+            List<HeavyHitter> top = topK(k);
+            return estimate > 0 && top.size() > 0
+                    && (top.size() < k || estimate >= top.get(top.size() - 1).estimate())
+                    && top.stream().anyMatch(h -> !h.truncated() && hasher.hash(h.key()) == hash);
+        }
         try {
             KeyShards s = requireShards();
             long count = s.trackedCount(hash);
@@ -420,10 +466,18 @@ public final class Hotkeeper implements AutoCloseable {
     /** The sketch's shape. Threads: any. Progress: wait-free. */
     public HotkeeperInfo info() {
         try {
-            return new HotkeeperInfo(k, table.byteSize(), table.bucketCount(), lottery.base(), saltMode,
-                    salt.shards(), shards != null, shards == null ? 0 : shards.shardCount(),
-                    shards == null ? 0 : shards.capacity(), shards == null ? 0 : shards.maxKeyBytes(),
-                    shards == null ? 0 : table.promotionFloor(), shards == null ? 0 : shards.byteSize());
+            int shardCount = 0;
+            long shardBytes = 0;
+            if (shardSets != null) {
+                for (KeyShards s : shardSets) {
+                    shardCount += s.shardCount();
+                    shardBytes += s.byteSize();
+                }
+            }
+            return new HotkeeperInfo(k, tableBytes(), table.bucketCount(), lottery.base(), saltMode,
+                    salt.shards(), shards != null, shardCount, shards == null ? 0 : shards.capacity(),
+                    shards == null ? 0 : shards.maxKeyBytes(), shards == null ? 0 : table.promotionFloor(),
+                    shardBytes, tables.length);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -457,9 +511,9 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
-    /** Bytes of the bucket table. Threads: any. Progress: wait-free. */
+    /** Bytes of the bucket table (of all of them, with per-node tables). Threads: any. Progress: wait-free. */
     public long tableBytes() {
-        return table.byteSize();
+        return table.byteSize() * tables.length;
     }
 
     /** Number of buckets (8 slots each). Threads: any. Progress: wait-free. */
@@ -506,7 +560,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long update(long hash, long weight, long handle) {
         try {
-            return table.observe(hash, weight, handle);
+            return (nodeIndex == null ? table : tables[nodeIndex.getAsInt()]).observe(hash, weight, handle);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -517,9 +571,9 @@ public final class Hotkeeper implements AutoCloseable {
     private long afterLong(long result, long hash, long key, long handle) {
         try {
             if ((result & BucketTable.PROMOTE) != 0) {
-                shards.promoteLong(hash, key, handle);
+                shardsHere().promoteLong(hash, key, handle);
             } else {
-                shards.visit(hash);
+                shardsHere().visit(hash);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -530,9 +584,9 @@ public final class Hotkeeper implements AutoCloseable {
     private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long handle) {
         try {
             if ((result & BucketTable.PROMOTE) != 0) {
-                shards.promoteBytes(hash, key, offset, length, handle);
+                shardsHere().promoteBytes(hash, key, offset, length, handle);
             } else {
-                shards.visit(hash);
+                shardsHere().visit(hash);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -551,9 +605,9 @@ public final class Hotkeeper implements AutoCloseable {
     private long afterChars(long result, long hash, CharSequence key, long handle) {
         try {
             if ((result & BucketTable.PROMOTE) != 0) {
-                shards.promoteChars(hash, key, handle);
+                shardsHere().promoteChars(hash, key, handle);
             } else {
-                shards.visit(hash);
+                shardsHere().visit(hash);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -561,9 +615,22 @@ public final class Hotkeeper implements AutoCloseable {
         return result & TableLayout.COUNT_MASK;
     }
 
+    /** The key shards of the calling thread's node. */
+    private KeyShards shardsHere() {
+        return nodeIndex == null ? shards : shardSets[nodeIndex.getAsInt()];
+    }
+
     private long read(long hash) {
         try {
-            return table.estimate(hash);
+            if (nodeIndex == null) {
+                return table.estimate(hash);
+            }
+            // Per-node tables: a key observed on several nodes has a count in each; its estimate is the sum.
+            long sum = 0;
+            for (BucketTable t : tables) {
+                sum += t.estimate(hash);
+            }
+            return sum;
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -602,8 +669,61 @@ public final class Hotkeeper implements AutoCloseable {
         private ExpelledKeyListener listener;
         private Placement placement = Placement.DEFAULT;
         private int approximateBits;
+        private boolean perNodeTables;
+        private int[] forcedNodes;
+        private java.util.function.IntSupplier forcedNodeIndex;
 
         private Builder() {
+        }
+
+        /**
+         * Opt-in: one bucket table per NUMA node, placed on that node and written only by threads running there,
+         * so no table line crosses nodes on the observe path. Each node's table gets the full
+         * {@code memoryBytes} (N nodes: N times the memory); {@code estimate} sums the node tables and
+         * {@code topK} merges them. With one node (or no libnuma) it is exactly one table. See
+         * docs/deployment.md for the trade-off against one interleaved table.
+         */
+        public Builder perNodeTables(boolean enabled) {
+            this.perNodeTables = enabled;
+            return this;
+        }
+
+        /**
+         * Test hook: per-node tables for {@code nodes} pretend nodes, the calling thread's node chosen by
+         * {@code nodeOfCurrentThread} (an index into 0..nodes-1). Placement stays as configured.
+         */
+        Builder simulatedNodes(int nodes, java.util.function.IntSupplier nodeOfCurrentThread) {
+            this.perNodeTables = true;
+            this.forcedNodes = new int[nodes];
+            this.forcedNodeIndex = nodeOfCurrentThread;
+            return this;
+        }
+
+        int[] nodeIds() {
+            if (forcedNodes != null) {
+                return forcedNodes.length <= 1 ? new int[] {0} : forcedNodes;
+            }
+            if (!perNodeTables) {
+                return new int[] {0};
+            }
+            io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
+            List<Integer> nodes = numa.isAvailable() ? numa.nodes() : List.of(0);
+            return nodes.stream().mapToInt(Integer::intValue).toArray();
+        }
+
+        java.util.function.IntSupplier nodeIndex(int[] nodeIds) {
+            if (forcedNodeIndex != null) {
+                return forcedNodeIndex;
+            }
+            io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
+            int[] indexOfNode = new int[java.util.Arrays.stream(nodeIds).max().orElse(0) + 1];
+            for (int i = 0; i < nodeIds.length; i++) {
+                indexOfNode[nodeIds[i]] = i;
+            }
+            return () -> {
+                int node = numa.currentNode();
+                return node >= 0 && node < indexOfNode.length ? indexOfNode[node] : 0;
+            };
         }
 
         /**

@@ -16,9 +16,10 @@ import io.hotkeeper.engine.salt.SaltMode;
  * @param shardCapacity  entries per key shard
  * @param maxKeyBytes    longest key stored whole
  * @param promotionFloor count at which a key is recorded in its observer's shard
- * @param shardBytes     bytes of the link segment and all key shards
+ * @param shardBytes     bytes of the link segments and all key shards
+ * @param tables         bucket tables: 1, or one per NUMA node with per-node tables
  */
 public record HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode,
                             int saltShards, boolean keyShards, int shards, int shardCapacity, int maxKeyBytes,
-                            long promotionFloor, long shardBytes) {
+                            long promotionFloor, long shardBytes, int tables) {
 }
