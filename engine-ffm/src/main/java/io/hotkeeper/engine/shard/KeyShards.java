@@ -112,12 +112,22 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         }
     }
 
+    /** Shards shared, through the busy gate, by workers without an id of their own (see {@link #shardId}). */
+    private static final int OVERFLOW_SHARDS = 64;
+
+    /**
+     * The caller's shard id: its worker id; or, for a worker whose id is past the last shard (more than 4,032
+     * live platform threads, or a virtual thread whose carrier is not visible because {@code jdk.internal.misc}
+     * is not exported), one of the last 64 ids, hashed. Such a shard has several owners in turn; the busy word
+     * still admits one at a time, so the owner-only rules hold per operation.
+     */
+    private static int shardId(int workerId) {
+        int regular = ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS;
+        return workerId < regular ? workerId : regular + Math.floorMod(workerId * 0x9E3779B9, OVERFLOW_SHARDS);
+    }
+
     private KeyShard enter(long statsHandle) {
-        int id = Workers.id(Workers.current());
-        if (id >= ShardLayout.MAX_SHARDS) {
-            stats.add(statsHandle, StatsLayout.PROMOTIONS_MISSED, 1);
-            return null;
-        }
+        int id = shardId(Workers.id(Workers.current()));
         KeyShard shard = shards.get(id);
         if (shard == null) {
             shard = create(id);
@@ -265,8 +275,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * wait-free (skips a busy shard).
      */
     public void drainCurrent() {
-        int id = Workers.id(Workers.current());
-        KeyShard shard = id < ShardLayout.MAX_SHARDS ? shards.get(id) : null;
+        KeyShard shard = shards.get(shardId(Workers.id(Workers.current())));
         if (shard != null && shard.tryEnter()) {
             try {
                 shard.drain();
