@@ -9,7 +9,6 @@ import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.workload.ZipfKeys;
 
 import java.lang.foreign.Arena;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,24 +78,11 @@ public final class Sizing {
         return h;
     }
 
-    /** Won draws against count k over 2^26 draws by 64 recurring challengers, divided by draws * 2^-k. */
+    /** Fairness ratios over 2^26 draws by 64 recurring challengers (LotteryFairness). */
     static double[] fairness(int shards) {
-        DecayLottery lottery = new DecayLottery(2.0, 0x5eed);
-        KeyHasher hasher = KeyHasher.seeded(3);
-        int draws = 1 << 26;
-        long[] wins = new long[11];
         try (Arena arena = Arena.ofConfined()) {
-            EvictionSalt salt = new EvictionSalt(arena, shards);
-            for (int i = 0; i < draws; i++) {
-                long spare = hasher.hash((long) (i & 63)) >>> 32;
-                int tz = Long.numberOfTrailingZeros(lottery.draw(spare, salt.next(spare)));
-                for (int k = 1; k <= Math.min(10, tz); k++) {
-                    wins[k]++;
-                }
-            }
+            return io.hotkeeper.engine.lottery.LotteryFairness.ratios(new DecayLottery(2.0, 0x5eed),
+                    new EvictionSalt(arena, shards), KeyHasher.seeded(3), 1 << 26);
         }
-        double[] ratio = new double[11];
-        Arrays.setAll(ratio, k -> k == 0 ? 1 : wins[k] / (draws * Math.scalb(1.0, -k)));
-        return ratio;
     }
 }
