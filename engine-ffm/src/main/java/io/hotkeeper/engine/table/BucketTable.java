@@ -193,17 +193,27 @@ public final class BucketTable {
      * Progress: lock-free.
      */
     public long observe(long hash, long weight, long statsHandle) {
-        // Fast path: a refresh of a present key well below saturation and approximate counting, which is what
-        // most observations of a skewed stream are. Occupied slots form a prefix of the bucket (a claim always
-        // takes the lowest empty slot, and slots never empty again), so the first 0 word ends the search.
+        // One pass, for the common cases: a refresh below saturation and approximate counting, a claim of the
+        // lowest empty slot, or one lottery against the weakest occupant of a full bucket. Occupied slots form a
+        // prefix of the bucket (a claim always takes the lowest empty slot, and slots never empty again), so the
+        // first 0 word ends the search. Anything else (a lost CAS, saturation, approximate counting) goes to
+        // observeFull, which re-scans and retries.
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
+        long weakestOffset = base;
+        long weakestWord = 0;
         for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
             long offset = base + (long) s * SLOT_BYTES;
             // Plain load: see observeFull; a stale word only fails the CAS and falls through to the full path.
             long word = (long) SLOT.get(table, offset);
             if (word == 0) {
-                break;
+                // Not in the bucket (occupied slots are a prefix): claim this, the lowest empty slot.
+                long count = Math.min(weight, MAX_COUNT);
+                if (cas(offset, 0L, TableLayout.word(fp, count))) {
+                    stats.add(statsHandle, StatsLayout.CLAIMS, 1);
+                    return count >= promotionFloor() ? count | PROMOTE : count;
+                }
+                return observeFull(hash, weight, statsHandle);
             }
             if (TableLayout.fingerprint(word) == fp) {
                 long next = TableLayout.count(word) + weight;
@@ -211,10 +221,16 @@ public final class BucketTable {
                     stats.add(statsHandle, StatsLayout.REFRESHES, 1);
                     return flags(word, next);
                 }
-                break;
+                return observeFull(hash, weight, statsHandle);
+            }
+            if (s == 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
+                weakestOffset = offset;
+                weakestWord = word;
             }
         }
-        return observeFull(hash, weight, statsHandle);
+        // A full bucket without the key: the lottery against the weakest occupant, from this one scan.
+        long result = challenge(weakestOffset, weakestWord, fp, TableLayout.spare(hash), weight, statsHandle);
+        return result >= 0 ? result : observeFull(hash, weight, statsHandle);
     }
 
     /** The full observation: all three phases, saturation, approximate counting, and the retry loops. */
