@@ -463,6 +463,25 @@ public final class Hotkeeper implements AutoCloseable {
         return shards;
     }
 
+    /**
+     * Reaps what other threads' evictions handed to the calling thread's key shard. Owners reap at their own next
+     * promotion anyway; a thread that stops promoting (it went idle, or its keys all settled) can call this from
+     * its own loop so that handed-over entries do not wait. Threads: acts on the caller's shard only. Progress:
+     * wait-free (skips a shard busy with another virtual thread of the same carrier).
+     */
+    public void reap() {
+        if (shardSets == null) {
+            return;
+        }
+        try {
+            for (KeyShards s : shardSets) {
+                s.drainCurrent();
+            }
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
     /** The sketch's shape. Threads: any. Progress: wait-free. */
     public HotkeeperInfo info() {
         try {

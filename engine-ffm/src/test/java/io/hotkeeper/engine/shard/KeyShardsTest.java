@@ -104,7 +104,8 @@ class KeyShardsTest {
             // Not reaped yet: the owner has not operated. Its live count still includes the zombie.
             assertEquals(8, shardA.live());
             assertFalse(hk.topK(20).stream().anyMatch(h -> h.keyAsLong() == dead), "a dead key is never reported");
-            // The owner's next operation (a promotion) drains its stack.
+            // The owner's next operation drains its stack; A is dead, so a new thread (which may get A's worker id
+            // back and adopt its shard) promotes something.
             Thread again = Thread.ofPlatform().start(() -> hk.observe(123_456_789L));
             again.join();
             // A's thread is dead; the new platform thread got A's worker id back or a new one. Either way the
@@ -113,6 +114,41 @@ class KeyShardsTest {
             long tracked = hk.topK(100).size();
             assertTrue(live >= tracked);
         }
+    }
+
+    @Test
+    void anIdleOwnerReapsWhatWasHandedToItWhenItAsks() throws Exception {
+        List<Long> keys = keysInBucketZero(9);
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1).build()) {
+            java.util.concurrent.CountDownLatch promoted = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch evicted = new java.util.concurrent.CountDownLatch(1);
+            int[] ownerShard = new int[1];
+            long[] liveAfterReap = new long[1];
+            Thread owner = Thread.ofPlatform().start(() -> {
+                keys.subList(0, 8).forEach(hk::observe);
+                ownerShard[0] = io.hotkeeper.engine.worker.Workers.id(io.hotkeeper.engine.worker.Workers.current());
+                promoted.countDown();
+                try {
+                    evicted.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                hk.reap(); // idle owner: no promotion coming, so it reaps by hand
+                liveAfterReap[0] = shardOf(hk, ownerShard[0]).live();
+            });
+            promoted.await();
+            while (hk.estimate(keys.get(8)) == 0) {
+                hk.observe(keys.get(8)); // a foreign eviction: hands one of the owner's entries over
+            }
+            assertEquals(8, shardOf(hk, ownerShard[0]).live(), "not reaped until the owner acts");
+            evicted.countDown();
+            owner.join();
+            assertEquals(7, liveAfterReap[0], "the handed-over entry was unlinked by the owner's reap()");
+        }
+    }
+
+    private static KeyShard shardOf(Hotkeeper hk, int id) {
+        return hk.keyShards().shards().stream().filter(s -> s.id() == id).findFirst().orElseThrow();
     }
 
     @Test
