@@ -382,8 +382,8 @@ public final class Hotkeeper implements AutoCloseable {
      * slot's count at that moment; the scan is not an atomic snapshot, so a key promoted or expelled during the
      * call may be missing or present. Keys whose count never reached the promotion floor are not tracked.
      *
-     * <p>Threads: any, while other threads observe; it never stops them. Progress: wait-free (a scan of the
-     * table and one validated copy per reported key).
+     * <p>Threads: any, while other threads observe; it never stops them. Progress: wait-free (a walk over the
+     * key shards' live entries and one validated copy per reported key).
      *
      * @throws IllegalArgumentException      if {@code n < 0}
      * @throws UnsupportedOperationException if key shards are disabled
@@ -403,7 +403,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     /**
      * Whether {@code key} is currently among the {@code k} heavy hitters (RedisBloom's {@code TOPK.QUERY}).
-     * Threads: any. Progress: wait-free (scans the table).
+     * Threads: any. Progress: wait-free (walks the tracked entries of every key shard).
      */
     public boolean contains(long key) {
         return containsHash(hasher.hash(key));
