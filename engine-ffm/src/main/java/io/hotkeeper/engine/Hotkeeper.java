@@ -163,7 +163,7 @@ public final class Hotkeeper implements AutoCloseable {
         int slots = (int) (tableBytes / TableLayout.SLOT_BYTES);
         int capacity = b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
         return new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
-                t -> shardSets[index] = new KeyShards(arena, t, links, stats, capacity, b.maxKeyBytes, b.listener,
+                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, b.maxKeyBytes, b.listener,
                         // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
                         // pages already land on the owner's node; other policies place it there explicitly.
                         bytes -> placement.equals(Placement.DEFAULT)

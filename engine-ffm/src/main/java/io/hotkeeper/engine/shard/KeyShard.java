@@ -569,16 +569,6 @@ public final class KeyShard {
         return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.HASH);
     }
 
-    /** The table slot offset recorded in an entry. Threads: the owner. Progress: wait-free. */
-    public long slotOf(int entry) {
-        return (long) LONG.get(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.SLOT);
-    }
-
-    /** The hash recorded in an entry. Threads: the owner. Progress: wait-free. */
-    public long hashOf(int entry) {
-        return (long) LONG.get(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.HASH);
-    }
-
     /** Entries linked in the shard (owner's count; exact when the owner is quiescent). Threads: any. */
     public long live() {
         return (long) LONG.getOpaque(segment, ShardLayout.LIVE);

@@ -9,7 +9,6 @@ import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
 import io.hotkeeper.engine.worker.Workers;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -38,7 +37,6 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private static final VarHandle LINK = ValueLayout.JAVA_LONG.varHandle();
     private static final int CLAIM_ATTEMPTS = 4;
 
-    private final Arena arena;
     private final BucketTable table;
     private final MemorySegment links;
     private final StatsStripes stats;
@@ -49,17 +47,16 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final LongFunction<MemorySegment> shardAllocator;
 
     /**
-     * Key shards for {@code table}: links in a segment from {@code arena}, shards of {@code capacity} entries of
+     * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of {@code capacity} entries of
      * keys up to {@code maxKeyBytes}, each allocated by {@code shardAllocator} (bytes -> zeroed segment, 128-byte
      * aligned) when its worker first promotes a key.
      */
-    public KeyShards(Arena arena, BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
+    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
         if (links.byteSize() != table.byteSize()) {
             throw new IllegalArgumentException("links: size=" + links.byteSize() + ": must equal the table's "
                     + table.byteSize());
         }
-        this.arena = arena;
         this.table = table;
         this.links = links;
         this.stats = stats;
@@ -211,9 +208,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     @Override
     public long trackedCount(KeyShard shard, int entry, long link) {
-        long slot = shard.slotOf(entry);
+        long slot = shard.recordedSlot(entry);
         long word = table.slotVolatile(slot);
-        if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(shard.hashOf(entry))
+        if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(shard.recordedHash(entry))
                 || (long) LINK.getVolatile(links, slot) != link) {
             return 0; // a stale entry: its slot moved on; evicting it costs nothing
         }
@@ -227,7 +224,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     @Override
     public void evicting(KeyShard shard, int entry, long link) {
-        untrack(shard.slotOf(entry), shard.hashOf(entry), link);
+        untrack(shard.recordedSlot(entry), shard.recordedHash(entry), link);
     }
 
     // ------------------------------------------------------------------ deletion
@@ -453,10 +450,5 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     /** Longest key stored whole. Threads: any. Progress: wait-free. */
     public int maxKeyBytes() {
         return maxKeyBytes;
-    }
-
-    /** The arena that owns the links and the shards. */
-    Arena arena() {
-        return arena;
     }
 }

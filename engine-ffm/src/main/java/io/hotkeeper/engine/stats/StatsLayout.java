@@ -42,8 +42,6 @@ public final class StatsLayout {
     public static final int PROMOTIONS_MISSED = 56;
     /** Offset of the hand-off counter (a tracked entry marked dead and handed to its owner). */
     public static final int HAND_OFFS = 64;
-    /** Number of counters per stripe. */
-    public static final int COUNTERS = 9;
     /** Offset of the worker's random state (approximate counting). */
     public static final int RANDOM = 72;
 

@@ -211,7 +211,7 @@ public final class BucketTable {
                 long count = Math.min(weight, MAX_COUNT);
                 if (cas(offset, 0L, TableLayout.word(fp, count))) {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
-                    return count >= promotionFloor() ? count | PROMOTE : count;
+                    return promoteIfAtFloor(count);
                 }
                 return observeFull(hash, weight, statsHandle);
             }
@@ -276,7 +276,7 @@ public final class BucketTable {
                 // Release CAS 0 -> word: pairs with readSlotAcquire. Fails only if another thread claimed it.
                 if (cas(base + (long) empty * SLOT_BYTES, 0L, TableLayout.word(fp, count))) {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
-                    return count >= promotionFloor() ? count | PROMOTE : count;
+                    return promoteIfAtFloor(count);
                 }
                 continue;
             }
@@ -344,11 +344,18 @@ public final class BucketTable {
         return flags(word, next);
     }
 
+    /**
+     * {@code count}, flagged PROMOTE if an untracked key with it should be recorded. The live floor never drops
+     * below the initial one, so below it the control region is not read at all.
+     */
+    private long promoteIfAtFloor(long count) {
+        return count >= initialFloor && count >= promotionFloor() ? count | PROMOTE : count;
+    }
+
     /** The observe result for a refreshed slot: the count, plus PROMOTE or a sampled VISIT. */
     private long flags(long word, long count) {
         if (!TableLayout.tracked(word)) {
-            // The live floor never drops below the initial one: below it, no need to read the control region.
-            return count >= initialFloor && count >= promotionFloor() ? count | PROMOTE : count;
+            return promoteIfAtFloor(count);
         }
         return (count & VISIT_SAMPLE_MASK) == 0 ? count | VISIT : count;
     }
@@ -403,7 +410,7 @@ public final class BucketTable {
         if (TableLayout.tracked(victim) && trackedSlots != null) {
             trackedSlots.replaced(offset, victim);
         }
-        return taken >= promotionFloor() ? taken | PROMOTE : taken;
+        return promoteIfAtFloor(taken);
     }
 
     /**

@@ -55,6 +55,13 @@ public final class Workers {
         }
     }
 
+    /*
+     * Hand-over of an id. A dead thread's last writes to its exclusive stats stripe are plain/opaque stores; the
+     * next thread that gets the id continues from them. Its Token is released only after the thread has died and
+     * a GC found the token unreachable (a safepoint: every thread's earlier stores are globally visible by then),
+     * and the release and the next registration go through the same monitor, so the new owner sees the last
+     * values. Nothing whose uniqueness matters relies on this: salt counters are always advanced atomically.
+     */
     private static Token register() {
         int id;
         synchronized (TAKEN) {
@@ -122,12 +129,5 @@ public final class Workers {
     /** The id part of {@code ticket}. Threads: any. Progress: wait-free. */
     public static int id(int ticket) {
         return ticket & ID_MASK;
-    }
-
-    /** Ids currently taken (live platform threads and carriers that have called). Threads: any. Progress: blocking. */
-    public static int liveIds() {
-        synchronized (TAKEN) {
-            return TAKEN.cardinality();
-        }
     }
 }
