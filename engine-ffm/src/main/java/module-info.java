@@ -8,6 +8,7 @@ module io.hotkeeper.engine {
     requires io.hotkeeper.numa;
 
     exports io.hotkeeper.engine;
+    exports io.hotkeeper.engine.combine;
     exports io.hotkeeper.engine.hash;
     exports io.hotkeeper.engine.lottery;
     exports io.hotkeeper.engine.placement;

@@ -103,6 +103,10 @@ public class ObserveBenchmark {
         @Param({"0"})
         public int approx;
 
+        /** Hot-key combining: on (the default) or off; {@code -p combine=on,off} compares. */
+        @Param({"on"})
+        public String combine;
+
         /** NUMA placement of the table: default, local, interleave, node:N; {@code -p placement=local,interleave}. */
         @Param({"default"})
         public String placement;
@@ -119,7 +123,8 @@ public class ObserveBenchmark {
 
         @Setup(Level.Trial)
         public void setup(BenchmarkParams params) {
-            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement);
+            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement,
+                    combine.equals("on"));
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, 0x0b5e_57eaL);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {

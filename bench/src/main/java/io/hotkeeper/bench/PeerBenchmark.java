@@ -51,7 +51,8 @@ import java.util.function.Function;
  * <ul>
  *   <li>{@code hotkeeperShared}, {@code hotkeeperSharded}: {@link Hotkeeper#observe(long)} with the shared or the
  *       sharded eviction salt; {@code ...NoKeys}: the same with {@code Builder.keyShards(false)} (no key shards,
- *       so no promotions: {@code estimate} only).</li>
+ *       so no promotions: {@code estimate} only); {@code hotkeeperSharedUncombined}: shared salt and key shards
+ *       with {@code Builder.combining(false)} (every observation writes the shared table).</li>
  *   <li>{@code dataSketches}: DataSketches {@code FrequentLongsSketch.update}, one sketch per thread
  *       ({@code Scope.Thread}): at {@code -t 1} the plain single-threaded sketch, at {@code -t 2} the per-thread
  *       update throughput of "per-thread sketches merged at query time".</li>
@@ -117,10 +118,11 @@ public class PeerBenchmark {
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, STREAM_SEED);
             keys = s.keys();
             switch (method) {
-                case "hotkeeperShared" -> hotkeeper = hotkeeper(false, true);
-                case "hotkeeperSharded" -> hotkeeper = hotkeeper(true, true);
-                case "hotkeeperSharedNoKeys" -> hotkeeper = hotkeeper(false, false);
-                case "hotkeeperShardedNoKeys" -> hotkeeper = hotkeeper(true, false);
+                case "hotkeeperShared" -> hotkeeper = hotkeeper(false, true, true);
+                case "hotkeeperSharded" -> hotkeeper = hotkeeper(true, true, true);
+                case "hotkeeperSharedNoKeys" -> hotkeeper = hotkeeper(false, false, true);
+                case "hotkeeperShardedNoKeys" -> hotkeeper = hotkeeper(true, false, true);
+                case "hotkeeperSharedUncombined" -> hotkeeper = hotkeeper(false, true, false);
                 case "streamSummarySynchronized" -> {
                     boxed = boxed(s.items());
                     summary = new StreamSummary<>(PeerSizing.spaceSavingCapacity(memory));
@@ -148,9 +150,9 @@ public class PeerBenchmark {
             }
         }
 
-        private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards) {
+        private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining) {
             Hotkeeper.Builder b = Hotkeeper.builder().memoryBytes(memory).seed(Workloads.SKETCH_SEED).k(K)
-                    .keyShards(keyShards);
+                    .keyShards(keyShards).combining(combining);
             if (shardedSalt) {
                 b.shardedSalt();
             }
@@ -221,6 +223,12 @@ public class PeerBenchmark {
     /** Hotkeeper, sharded salt, key shards on. */
     @Benchmark
     public long hotkeeperSharded(Workload w, Cursor c) {
+        return w.hotkeeper.observe(w.keys[c.next()]);
+    }
+
+    /** Hotkeeper, shared salt, key shards on, hot-key combining off (every observation writes the table). */
+    @Benchmark
+    public long hotkeeperSharedUncombined(Workload w, Cursor c) {
         return w.hotkeeper.observe(w.keys[c.next()]);
     }
 

@@ -21,16 +21,17 @@ final class Workloads {
      * default shard count, {@code SaltLayout.shardsFor(availableProcessors)}).
      */
     static Hotkeeper sketch(long memoryBytes, String salt) {
-        return sketch(memoryBytes, salt, true, 0, "default");
+        return sketch(memoryBytes, salt, true, 0, "default", true);
     }
 
     /**
-     * As {@link #sketch(long, String)}, with key shards on or off, approximate counting from 2^approx, and a NUMA
-     * placement policy ({@code Placement.parse}).
+     * As {@link #sketch(long, String)}, with key shards on or off, approximate counting from 2^approx, a NUMA
+     * placement policy ({@code Placement.parse}), and hot-key combining on (the default sizes) or off.
      */
-    static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx, String placement) {
+    static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
+                            boolean combining) {
         Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
-                .keyShards(keyShards).approximateCountsAbove(approx)
+                .keyShards(keyShards).approximateCountsAbove(approx).combining(combining)
                 .placement(io.hotkeeper.engine.placement.Placement.parse(placement));
         switch (salt) {
             case "shared" -> { }

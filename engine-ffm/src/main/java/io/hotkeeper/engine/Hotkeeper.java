@@ -1,5 +1,7 @@
 package io.hotkeeper.engine;
 
+import io.hotkeeper.engine.combine.CombinerLayout;
+import io.hotkeeper.engine.combine.HotKeyCombiners;
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.placement.Placement;
@@ -71,6 +73,10 @@ public final class Hotkeeper implements AutoCloseable {
     public static final int DEFAULT_MAX_KEY_BYTES = 64;
     /** Default promotion floor. */
     public static final long DEFAULT_PROMOTION_FLOOR = 8;
+    /** Default entries of each worker's hot-key combiner. */
+    public static final int DEFAULT_COMBINER_ENTRIES = 256;
+    /** Default flush threshold of the hot-key combiners. */
+    public static final int DEFAULT_FLUSH_THRESHOLD = 64;
 
     private static final VarHandle CLOSED;
 
@@ -94,6 +100,8 @@ public final class Hotkeeper implements AutoCloseable {
     private final java.util.function.IntSupplier nodeIndex;
     private final EvictionSalt salt;
     private final StatsStripes stats;
+    /** Per-worker hot-key combiners; null when combining is off. */
+    private final HotKeyCombiners combiners;
     private final SaltMode saltMode;
     private final DecayLottery lottery;
     private final KeyShards shards;
@@ -127,6 +135,11 @@ public final class Hotkeeper implements AutoCloseable {
             }
             this.stats = new StatsStripes(regions.allocate(arena, "stats",
                     StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
+            // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
+            this.combiners = b.combinerEntries == 0 ? null : new HotKeyCombiners(stats, exclusive, b.combinerEntries,
+                    b.flushThreshold, 2L * b.flushThreshold, bytes -> placement.equals(Placement.DEFAULT)
+                            ? regions.allocate(arena, "combiner", bytes, CombinerLayout.ALIGNMENT, placement)
+                            : regions.allocateOnCurrentNode(arena, "combiner", bytes, CombinerLayout.ALIGNMENT));
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
             int[] nodeIds = b.nodeIds();
             this.tables = new BucketTable[nodeIds.length];
@@ -169,7 +182,11 @@ public final class Hotkeeper implements AutoCloseable {
                         bytes -> placement.equals(Placement.DEFAULT)
                                 ? regions.allocate(arena, "shard" + suffix, bytes, ShardLayout.ALIGNMENT, placement)
                                 : regions.allocateOnCurrentNode(arena, "shard" + suffix, bytes,
-                                        ShardLayout.ALIGNMENT)), b.approximateBits, control);
+                                        ShardLayout.ALIGNMENT),
+                        // One table: topK adds the combiners' pending counts. Per-node tables: the merge adds
+                        // them once, through estimate.
+                        combiners == null || tables.length > 1 ? hash -> 0 : combiners::pending),
+                b.approximateBits, control);
     }
 
     static int indexBitsFor(long memoryBytes) {
@@ -211,7 +228,7 @@ public final class Hotkeeper implements AutoCloseable {
     public long observe(long key) {
         long hash = hasher.hash(key);
         long handle = handle();
-        long result = update(hash, 1, handle);
+        long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
     }
 
@@ -263,7 +280,7 @@ public final class Hotkeeper implements AutoCloseable {
     public long observe(byte[] key, int offset, int length) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
         long handle = handle();
-        long result = update(hash, 1, handle);
+        long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, offset, length, handle);
     }
 
@@ -277,7 +294,7 @@ public final class Hotkeeper implements AutoCloseable {
     public long observe(CharSequence key) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"));
         long handle = handle();
-        long result = update(hash, 1, handle);
+        long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
     }
 
@@ -314,7 +331,7 @@ public final class Hotkeeper implements AutoCloseable {
     public long observe(MemorySegment key, long offset, long length) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
         long handle = handle();
-        long result = update(hash, 1, handle);
+        long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
     }
 
@@ -482,6 +499,27 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
+    /**
+     * Hands the calling thread's pending hot-key counts (see {@link Builder#combining(int, int)}) to the table and
+     * returns how many observations that was. Estimates and {@code topK} include pending counts anyway; the table
+     * itself (and so the eviction lottery and {@code contains}) sees them only when they are flushed, which a
+     * busy thread does every {@code flushThreshold} observations of a key. A thread that goes idle can call this
+     * from its own loop. Threads: acts on the caller's combiner only. Progress: lock-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public long flush() {
+        if (combiners == null) {
+            return 0;
+        }
+        try {
+            long handle = handle();
+            return combiners.flushCurrent(handle, nodeIndex == null ? table : tables[nodeIndex.getAsInt()]);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
     /** The sketch's shape. Threads: any. Progress: wait-free. */
     public HotkeeperInfo info() {
         try {
@@ -496,7 +534,9 @@ public final class Hotkeeper implements AutoCloseable {
             return new HotkeeperInfo(k, tableBytes(), table.bucketCount(), lottery.base(), saltMode,
                     salt.shards(), shards != null, shardCount, shards == null ? 0 : shards.capacity(),
                     shards == null ? 0 : shards.maxKeyBytes(), shards == null ? 0 : table.promotionFloor(),
-                    shardBytes, tables.length);
+                    shardBytes, tables.length, combiners == null ? 0 : combiners.entries(),
+                    combiners == null ? 0 : (int) combiners.flushThreshold(),
+                    combiners == null ? 0 : combiners.activeBlocks());
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -524,7 +564,7 @@ public final class Hotkeeper implements AutoCloseable {
                     stats.sum(StatsLayout.EVICTION_ATTEMPTS), stats.sum(StatsLayout.EVICTION_WINS),
                     stats.sum(StatsLayout.REPLACEMENTS), stats.sum(StatsLayout.SATURATIONS),
                     stats.sum(StatsLayout.PROMOTIONS), stats.sum(StatsLayout.PROMOTIONS_MISSED),
-                    stats.sum(StatsLayout.HAND_OFFS));
+                    stats.sum(StatsLayout.HAND_OFFS), stats.sum(StatsLayout.COMBINED));
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -575,6 +615,16 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long handle() {
         return stats.currentHandle();
+    }
+
+    /** One unit: through the caller's hot-key combiner when combining is on. */
+    private long observeOne(long hash, long handle) {
+        try {
+            BucketTable t = nodeIndex == null ? table : tables[nodeIndex.getAsInt()];
+            return combiners == null ? t.observe(hash, 1, handle) : combiners.observe(hash, handle, t);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
     }
 
     private long update(long hash, long weight, long handle) {
@@ -641,15 +691,15 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long read(long hash) {
         try {
-            if (nodeIndex == null) {
-                return table.estimate(hash);
+            // The tables first (acquire loads), then the combiners' pending counts: never a unit counted twice.
+            long sum = nodeIndex == null ? table.estimate(hash) : 0;
+            if (nodeIndex != null) {
+                // Per-node tables: a key observed on several nodes has a count in each; its estimate is the sum.
+                for (BucketTable t : tables) {
+                    sum += t.estimate(hash);
+                }
             }
-            // Per-node tables: a key observed on several nodes has a count in each; its estimate is the sum.
-            long sum = 0;
-            for (BucketTable t : tables) {
-                sum += t.estimate(hash);
-            }
-            return sum;
+            return combiners == null ? sum : sum + combiners.pending(hash);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -688,6 +738,8 @@ public final class Hotkeeper implements AutoCloseable {
         private ExpelledKeyListener listener;
         private Placement placement = Placement.DEFAULT;
         private int approximateBits;
+        private int combinerEntries = DEFAULT_COMBINER_ENTRIES;
+        private int flushThreshold = DEFAULT_FLUSH_THRESHOLD;
         private boolean perNodeTables;
         private int[] forcedNodes;
         private java.util.function.IntSupplier forcedNodeIndex;
@@ -743,6 +795,49 @@ public final class Hotkeeper implements AutoCloseable {
                 int node = numa.currentNode();
                 return node >= 0 && node < indexOfNode.length ? indexOfNode[node] : 0;
             };
+        }
+
+        /**
+         * Per-worker combining of hot keys (on by default: 256 entries, flush threshold 64). Each worker keeps, in
+         * a block of native memory only it writes ({@code 128 + 16 * entries} bytes, created at its first hot key),
+         * the keys it observes most whose table count reached {@code 2 * flushThreshold}; their repeat
+         * observations raise a pending count there instead of writing the shared table, and every
+         * {@code flushThreshold}-th adds them all to the table in one weighted update. On skewed streams this
+         * takes most observations off the shared table lines (docs/performance.md).
+         *
+         * <p>Bound: {@code estimate} and {@code topK} add every worker's pending counts to the table's, so once
+         * writers pause they equal what the table would hold had every observation gone to it; while a worker is
+         * flushing a key, a concurrent estimate of that key can be low by up to {@code flushThreshold}, never
+         * high. The table alone (the eviction lottery, {@code contains}) lags by at most
+         * {@code flushThreshold - 1} per combining worker and key until {@link Hotkeeper#flush()} or the next
+         * flush. An observation of a combined key returns the count at its worker's last flush plus its pending
+         * count. Weighted observations are never combined.
+         *
+         * @param entries        per worker, a power of two in 16..65536
+         * @param flushThreshold observations of a key per flush, 2..32768
+         */
+        public Builder combining(int entries, int flushThreshold) {
+            if (entries < CombinerLayout.MIN_ENTRIES || entries > CombinerLayout.MAX_ENTRIES
+                    || Integer.bitCount(entries) != 1) {
+                throw new IllegalArgumentException("combinerEntries=" + entries + ": must be a power of two in "
+                        + CombinerLayout.MIN_ENTRIES + ".." + CombinerLayout.MAX_ENTRIES);
+            }
+            if (flushThreshold < 2 || flushThreshold > CombinerLayout.MAX_FLUSH_THRESHOLD) {
+                throw new IllegalArgumentException("flushThreshold=" + flushThreshold + ": must be >= 2 and <= "
+                        + CombinerLayout.MAX_FLUSH_THRESHOLD);
+            }
+            this.combinerEntries = entries;
+            this.flushThreshold = flushThreshold;
+            return this;
+        }
+
+        /**
+         * Turns hot-key combining on (with the defaults, or the sizes last given to {@link #combining(int, int)})
+         * or off (every observation writes the table).
+         */
+        public Builder combining(boolean enabled) {
+            this.combinerEntries = enabled ? (combinerEntries == 0 ? DEFAULT_COMBINER_ENTRIES : combinerEntries) : 0;
+            return this;
         }
 
         /**

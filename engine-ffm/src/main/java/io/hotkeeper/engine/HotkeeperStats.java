@@ -13,8 +13,10 @@ package io.hotkeeper.engine;
  * @param promotionsMissed promotions skipped (shard busy with another virtual thread of its carrier, full of
  *                         entries it could not evict, or the slot changed meanwhile); retried on a later observe
  * @param handOffs         tracked entries marked dead and handed to their owner's shard
+ * @param combined         observations absorbed by hot-key combiners and since flushed to the table (each flush
+ *                         is also one refresh, claim or eviction draw above)
  */
 public record HotkeeperStats(long refreshes, long claims, long evictionAttempts, long evictionWins,
                              long replacements, long saturations, long promotions, long promotionsMissed,
-                             long handOffs) {
+                             long handOffs, long combined) {
 }

@@ -16,7 +16,8 @@ class ConcurrencyTest {
         int threads = 4;
         int keys = 8; // fits in one bucket of a big table only by chance; use a table with room for all
         int perThread = 500_000;
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).build()) {
+        // Combining off: every observation must reach the table, so the phase counters add up exactly.
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(false).build()) {
             CyclicBarrier start = new CyclicBarrier(threads);
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
@@ -50,7 +51,7 @@ class ConcurrencyTest {
     @Test
     void virtualThreadsShareCarrierStripesAndCountExactly() throws Exception {
         int tasks = 20_000;
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).build();
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(false).build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < tasks; i++) {
                 executor.submit(() -> {
@@ -66,6 +67,63 @@ class ConcurrencyTest {
             assertEquals(tasks * 51L, hk.estimate("hot"));
             HotkeeperStats s = hk.stats();
             assertEquals(tasks * 51L, s.claims() + s.refreshes());
+        }
+    }
+
+    @Test
+    void virtualThreadsCombineThroughTheirCarriersBlocksAndCountExactly() throws Exception {
+        int tasks = 20_000;
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(64, 16).build();
+             var executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < tasks; i++) {
+                executor.submit(() -> {
+                    for (int j = 0; j < 50; j++) {
+                        hk.observe("hot");
+                    }
+                    Thread.yield();
+                    hk.observe("hot");
+                });
+            }
+            executor.shutdown();
+            assertTrue(executor.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(tasks * 51L, hk.estimate("hot"));
+            assertEquals(tasks * 51L, hk.topK(1).get(0).estimate());
+            assertTrue(hk.stats().combined() > tasks * 51L / 2, "most observations combined: " + hk.stats());
+            assertTrue(hk.info().combiners() <= Runtime.getRuntime().availableProcessors() + 1,
+                    "one block per carrier, not per virtual thread: " + hk.info());
+        }
+    }
+
+    @Test
+    void platformThreadsCombiningHotKeysLoseNothing() throws Exception {
+        int threads = 4;
+        int keys = 8;
+        int perThread = 500_000;
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(16, 8).build()) {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                workers[t] = Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    for (int i = 0; i < perThread; i++) {
+                        hk.observe((long) (i % keys));
+                    }
+                });
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            for (long k = 0; k < keys; k++) {
+                assertEquals((long) threads * perThread / keys, hk.estimate(k), "key " + k);
+            }
+            HotkeeperStats s = hk.stats();
+            assertEquals(keys, s.claims(), "each key claimed exactly once despite racing claimants");
+            assertTrue(s.combined() > (long) threads * perThread * 9 / 10, "hot keys combined: " + s);
+            assertEquals(threads, hk.info().combiners());
         }
     }
 }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongFunction;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The key shards of one sketch: one {@link KeyShard} per worker (platform thread or carrier), the link
@@ -45,6 +46,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final ExpelledKeyListener listener;
     private final AtomicReferenceArray<KeyShard> shards;
     private final LongFunction<MemorySegment> shardAllocator;
+    private final LongUnaryOperator pendingCounts;
 
     /**
      * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of {@code capacity} entries of
@@ -53,6 +55,16 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
+        this(table, links, stats, capacity, maxKeyBytes, listener, shardAllocator, hash -> 0);
+    }
+
+    /**
+     * As above; {@link #topK} adds {@code pendingCounts.applyAsLong(hash)} to each reported key's table count
+     * (the hot-key combiners' counts not yet in the table).
+     */
+    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
+                     int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator,
+                     LongUnaryOperator pendingCounts) {
         if (links.byteSize() != table.byteSize()) {
             throw new IllegalArgumentException("links: size=" + links.byteSize() + ": must equal the table's "
                     + table.byteSize());
@@ -65,6 +77,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         this.listener = listener;
         this.shards = new AtomicReferenceArray<>(ShardLayout.MAX_SHARDS);
         this.shardAllocator = shardAllocator;
+        this.pendingCounts = pendingCounts;
     }
 
     // ------------------------------------------------------------------ promotion
@@ -328,7 +341,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                     || !hashes.add(key.hash())) {
                 continue;
             }
-            out.add(new HeavyHitter(key.bytes(), TableLayout.count(word), key.truncated()));
+            // The table's count (read with the volatile load above) first, then the combiners' pending counts.
+            out.add(new HeavyHitter(key.bytes(), TableLayout.count(word) + pendingCounts.applyAsLong(key.hash()),
+                    key.truncated()));
         }
         out.sort((a, b) -> Long.compare(b.estimate(), a.estimate()));
         return out;

@@ -10,10 +10,10 @@ package io.hotkeeper.engine.stats;
  *  +-----------+--------+------------------+--------------+--------------+-------------+
  *  | refreshes | claims | evictionAttempts | evictionWins | replacements | saturations |
  *  +-----------+--------+------------------+--------------+--------------+-------------+
- *  48           56                 64         72          80                         128
- *  +------------+------------------+----------+-----------+--------------------------+
- *  | promotions | promotionsMissed | handOffs | rng state | padding                  |
- *  +------------+------------------+----------+-----------+--------------------------+
+ *  48           56                 64         72          80         88              128
+ *  +------------+------------------+----------+-----------+----------+---------------+
+ *  | promotions | promotionsMissed | handOffs | rng state | combined | padding       |
+ *  +------------+------------------+----------+-----------+----------+---------------+
  *  rng state: the worker's xorshift64* state for approximate counting (not a counter; never summed).
  *  stripes 0 .. exclusive-1: one writer each (a platform thread's id); plain load + opaque store.
  *  stripes exclusive .. end: shared by tickets that several threads use; atomic getAndAdd.
@@ -44,6 +44,8 @@ public final class StatsLayout {
     public static final int HAND_OFFS = 64;
     /** Offset of the worker's random state (approximate counting). */
     public static final int RANDOM = 72;
+    /** Offset of the combined counter (observations absorbed by a hot-key combiner, counted when flushed). */
+    public static final int COMBINED = 80;
 
     private StatsLayout() {
     }

@@ -90,6 +90,16 @@ public final class StatsStripes {
         return StatsLayout.stripeOffset(exclusiveStripes + (id & sharedMask)) | SHARED_BIT;
     }
 
+    /** The stripe index a handle names. Threads: any. Progress: wait-free. */
+    public static int stripe(long handle) {
+        return (int) ((handle & ~SHARED_BIT) / StatsLayout.STRIPE_BYTES);
+    }
+
+    /** Whether a handle names a stripe that several threads may write. Threads: any. Progress: wait-free. */
+    public static boolean isShared(long handle) {
+        return (handle & SHARED_BIT) != 0;
+    }
+
     /** The calling thread's handle. Threads: any. Progress: wait-free after the thread's first call. */
     public long currentHandle() {
         return handle(Workers.current());

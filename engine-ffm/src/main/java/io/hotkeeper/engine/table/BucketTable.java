@@ -61,8 +61,11 @@ public final class BucketTable {
     public static final long PROMOTE = 1L << 62;
     /** Flag in an {@link #observe} result: a sampled refresh of a tracked slot, to mark its entry visited. */
     public static final long VISIT = 1L << 61;
-    /** A tracked refresh reports {@link #VISIT} when the low bits of the new count are all zero. */
-    public static final long VISIT_SAMPLE_MASK = 63;
+    /**
+     * A tracked refresh reports {@link #VISIT} when its count crosses a multiple of {@code 2^VISIT_SAMPLE_BITS}
+     * (one refresh in 64 for unit weights; every weighted refresh of 64 or more, such as a combiner's flush).
+     */
+    public static final int VISIT_SAMPLE_BITS = 6;
 
     private final MemorySegment table;
     private final long bucketMask;
@@ -357,7 +360,7 @@ public final class BucketTable {
         if (!TableLayout.tracked(word)) {
             return promoteIfAtFloor(count);
         }
-        return (count & VISIT_SAMPLE_MASK) == 0 ? count | VISIT : count;
+        return (TableLayout.count(word) >>> VISIT_SAMPLE_BITS) != (count >>> VISIT_SAMPLE_BITS) ? count | VISIT : count;
     }
 
     /**
@@ -456,8 +459,9 @@ public final class BucketTable {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
         for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
-            // Plain: a read-only query; a 64-bit aligned load is not split on the 64-bit JVMs we run on.
-            long word = (long) SLOT.get(table, base + (long) s * SLOT_BYTES);
+            // Acquire (a plain load on x86): pairs with the writers' release CAS, so a caller that reads a hot-key
+            // combiner's pending counts after this sees no unit that this word already includes (HotKeyCombiners).
+            long word = (long) SLOT.getAcquire(table, base + (long) s * SLOT_BYTES);
             if (word != 0 && TableLayout.fingerprint(word) == fp) {
                 return TableLayout.count(word);
             }

@@ -1,0 +1,362 @@
+package io.hotkeeper.engine.combine;
+
+import io.hotkeeper.engine.stats.StatsLayout;
+import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableLayout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.function.LongFunction;
+
+/**
+ * Per-worker combining of hot keys: each worker absorbs the repeat observations of its hottest keys in a small
+ * direct-mapped block of native memory that only it writes, and adds them to the shared table in batches of
+ * {@code flushThreshold}. A hot key then costs its observer an owner-local increment instead of a CAS on a table
+ * line that every other core also writes.
+ *
+ * <h2>What is combined</h2>
+ * A key is admitted to one of the two entries of its set in its worker's block (two-way set-associative, the
+ * set picked by the hash's high bits) after an observation that left its table count at or above
+ * {@code admitFrom}: into an empty entry, else in place of the entry whose count at its last flush was lower, if
+ * the newcomer's count is higher (two hot keys of one set both stay; a third takes turns with the weaker). Later observations of it by the same worker only raise the entry's pending count; the one that
+ * brings it to {@code flushThreshold} adds all of them to the table with one weighted observation (whose result,
+ * flags included, is that observation's result). A displaced key's pending count is added to the table at once.
+ * Weighted observations, keys whose hash is 0, and workers without an exclusive stats stripe are never combined.
+ *
+ * <h2>Error bound</h2>
+ * Every absorbed unit is either pending in exactly one entry or already in the table. {@link #pending(long)}
+ * sums a key's pending counts over every worker's block, so an estimate (table + pending) taken while writers are
+ * quiet is exactly what the table would hold had every unit gone to it (a weighted observation adds its weight
+ * in one step, as the unit observations would have one by one). While writers are active an estimate can be low
+ * by at most {@code flushThreshold} per worker that is flushing that key at that moment (the pending count is
+ * zeroed before the table is raised), never high. The table alone (and so the eviction lottery and
+ * {@code contains}) lags each combining worker by at most {@code flushThreshold - 1} per key. An observation's
+ * own return value for a combined key is the count at this worker's last flush plus its pending count: it does
+ * not include other workers' increments since that flush. Nothing is lost when a thread stops: its pending
+ * counts stay visible to estimates, and the next thread given its worker id continues the block; a thread that
+ * goes idle can call {@link #flushCurrent} to hand its pending counts to the table.
+ *
+ * <h2>Memory order</h2>
+ * The owner reads its own entries with plain loads (nobody else writes them). A pending increment is an opaque
+ * store (atomic, unordered: an estimator may see any recent pending count); every other entry write is a release
+ * store (free on x86), and an entry's state is written before the hash that names it, so an estimator that
+ * loads the hash with acquire, then the state, then the hash again, gets a state of that key. Removing a key writes hash 0 before its pending count goes to the table, and a flush zeroes the pending
+ * count before its release CAS on the table; estimators read the table (acquire) before the blocks, so a unit is
+ * never counted both in the table and as pending. A block's reference is published with a release store into
+ * the per-worker array and by a volatile write of the estimators' list.
+ *
+ * <p>Threads: {@link #observe} and {@link #flushCurrent} act on the caller's own block (virtual threads of one
+ * carrier share it through a try-lock gate, and bypass combining when it is held); {@link #pending} from any
+ * thread. Progress: {@link #observe} is lock-free (it is the table's observe plus owner-local stores), except the
+ * first admission of each worker, which allocates its block under a lock; {@link #pending} is wait-free.
+ */
+public final class HotKeyCombiners {
+    /** Coordinates (MemorySegment, long byteOffset). */
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle BLOCK = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
+
+    private final StatsStripes stats;
+    private final int setMask;
+    private final long flushThreshold;
+    private final long admitFrom;
+    private final long blockBytes;
+    private final LongFunction<MemorySegment> allocator;
+    /** Block of each worker with an exclusive stats stripe, indexed by stripe; null until its first admission. */
+    private final MemorySegment[] blocks;
+    /** The blocks in use, for estimators; replaced whole (copy on write) when a worker's block is created. */
+    private volatile MemorySegment[] active = new MemorySegment[0];
+
+    /**
+     * Combiners for {@code workers} workers (the exclusive stripes of {@code stats}), each with {@code entries}
+     * entries (a power of two in 16..65536), flushing every {@code flushThreshold} (2..32768) observations of a
+     * key, admitting keys whose table count reached {@code admitFrom}. Blocks come from {@code allocator}
+     * (zeroed, 128-byte aligned, {@link CombinerLayout#blockBytes} bytes), on the worker's first admission.
+     */
+    public HotKeyCombiners(StatsStripes stats, int workers, int entries, int flushThreshold, long admitFrom,
+                           LongFunction<MemorySegment> allocator) {
+        if (entries < CombinerLayout.MIN_ENTRIES || entries > CombinerLayout.MAX_ENTRIES
+                || Integer.bitCount(entries) != 1) {
+            throw new IllegalArgumentException("combinerEntries=" + entries + ": must be a power of two in "
+                    + CombinerLayout.MIN_ENTRIES + ".." + CombinerLayout.MAX_ENTRIES);
+        }
+        if (flushThreshold < 2 || flushThreshold > CombinerLayout.MAX_FLUSH_THRESHOLD) {
+            throw new IllegalArgumentException("flushThreshold=" + flushThreshold + ": must be >= 2 and <= "
+                    + CombinerLayout.MAX_FLUSH_THRESHOLD);
+        }
+        if (admitFrom < 1) {
+            throw new IllegalArgumentException("admitFrom=" + admitFrom + ": must be >= 1");
+        }
+        this.stats = stats;
+        this.setMask = entries / CombinerLayout.WAYS - 1;
+        this.flushThreshold = flushThreshold;
+        this.admitFrom = admitFrom;
+        this.blockBytes = CombinerLayout.blockBytes(entries);
+        this.allocator = allocator;
+        this.blocks = new MemorySegment[workers];
+    }
+
+    /**
+     * Records one occurrence of the key with hash {@code hash} for the worker of {@code handle} (the caller's
+     * {@link StatsStripes#currentHandle()}), through its block when the key is combined, else through
+     * {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the table was
+     * written, else the worker's view of the key's count (see the class javadoc).
+     *
+     * <p>Threads: the handle's owner. Progress: lock-free (blocking once per worker, at its first admission).
+     */
+    public long observe(long hash, long handle, BucketTable table) {
+        // The hit path, kept small so that it inlines into the caller: a platform thread's own block, the key in
+        // one of its set's two entries, and a pending count that stays below the threshold.
+        int stripe = StatsStripes.stripe(handle);
+        // Plain: the owner's own store, or (an inherited worker id) published through the id hand-over; a stale
+        // null only sends the call to the slow path, which re-reads under the lock.
+        MemorySegment block = stripe < blocks.length ? blocks[stripe] : null;
+        if (block != null && !StatsStripes.isShared(handle)) {
+            long set = CombinerLayout.setOffset(hash, setMask);
+            long offset = set;
+            // Branches rather than a select: the way is well predicted, and a select would chain the two loads.
+            // A hash of 0 never matches: it is not combined, and an empty entry's 0 must not look like it.
+            if ((long) WORD.get(block, set + CombinerLayout.HASH) != hash || hash == 0) {
+                offset = set + CombinerLayout.ENTRY_BYTES;
+                if ((long) WORD.get(block, offset + CombinerLayout.HASH) != hash || hash == 0) {
+                    return observeSlow(hash, handle, table, stripe, block);
+                }
+            }
+            long state = (long) WORD.get(block, offset + CombinerLayout.STATE) + 1;
+            if (CombinerLayout.pending(state) < flushThreshold) {
+                // Opaque store (a plain mov on x86, but never torn): the owner is the only writer, and estimators
+                // accept any recent pending count of this key; their acquire re-read of the hash rejects a state
+                // written for another key (every hash change is a release store after the state it goes with).
+                WORD.setOpaque(block, offset + CombinerLayout.STATE, state);
+                return CombinerLayout.base(state) + CombinerLayout.pending(state);
+            }
+        }
+        return observeSlow(hash, handle, table, stripe, block);
+    }
+
+    /** Everything but a plain hit: a flush, a miss, the worker's first hot key, a carrier's gated block. */
+    private long observeSlow(long hash, long handle, BucketTable table, int stripe, MemorySegment block) {
+        if (stripe >= blocks.length || hash == 0) {
+            return table.observe(hash, 1, handle);
+        }
+        if (block == null) {
+            return observeFirst(hash, handle, table, stripe);
+        }
+        if (!StatsStripes.isShared(handle)) {
+            return combine(block, hash, handle, table);
+        }
+        // Virtual threads of one carrier share the block: a try-lock, acquire on success; busy means another
+        // virtual thread of this carrier is inside (it was unmounted mid-call), so go to the table directly.
+        if ((long) WORD.compareAndExchangeAcquire(block, CombinerLayout.GATE, 0L, 1L) != 0L) {
+            return table.observe(hash, 1, handle);
+        }
+        try {
+            return combine(block, hash, handle, table);
+        } finally {
+            WORD.setRelease(block, CombinerLayout.GATE, 0L);
+        }
+    }
+
+    private long combine(MemorySegment block, long hash, long handle, BucketTable table) {
+        long set = CombinerLayout.setOffset(hash, setMask);
+        long offset;
+        if ((long) WORD.get(block, set + CombinerLayout.HASH) == hash) {
+            offset = set;
+        } else if ((long) WORD.get(block, set + CombinerLayout.ENTRY_BYTES + CombinerLayout.HASH) == hash) {
+            offset = set + CombinerLayout.ENTRY_BYTES;
+        } else {
+            return miss(block, set, hash, handle, table);
+        }
+        long state = (long) WORD.get(block, offset + CombinerLayout.STATE) + 1;
+        long pending = CombinerLayout.pending(state);
+        if (pending < flushThreshold) {
+            WORD.setOpaque(block, offset + CombinerLayout.STATE, state);
+            return Math.min(CombinerLayout.base(state) + pending, TableLayout.MAX_COUNT);
+        }
+        return flush(block, offset, hash, state, handle, table);
+    }
+
+    /** A key not in its set: observe through the table, then admit it if it is hot enough. */
+    private long miss(MemorySegment block, long set, long hash, long handle, BucketTable table) {
+        long result = table.observe(hash, 1, handle);
+        long count = result & TableLayout.COUNT_MASK;
+        if (count < admitFrom) {
+            return result;
+        }
+        long way1 = set + CombinerLayout.ENTRY_BYTES;
+        long held0 = (long) WORD.get(block, set + CombinerLayout.HASH);
+        long held1 = (long) WORD.get(block, way1 + CombinerLayout.HASH);
+        if (held0 == 0) {
+            admit(block, set, 0, hash, count, handle, table);
+        } else if (held1 == 0) {
+            admit(block, way1, 0, hash, count, handle, table);
+        } else {
+            long base0 = CombinerLayout.base((long) WORD.get(block, set + CombinerLayout.STATE));
+            long base1 = CombinerLayout.base((long) WORD.get(block, way1 + CombinerLayout.STATE));
+            if (base0 <= base1 && count > base0) {
+                admit(block, set, held0, hash, count, handle, table);
+            } else if (base1 < base0 && count > base1) {
+                admit(block, way1, held1, hash, count, handle, table);
+            }
+        }
+        return result;
+    }
+
+    /** Adds an entry's pending count (which reached the threshold) to the table; returns the table's result. */
+    private long flush(MemorySegment block, long offset, long hash, long state, long handle, BucketTable table) {
+        long pending = CombinerLayout.pending(state);
+        // Zero the pending count before the table's release CAS: an estimator may miss these units for a moment,
+        // never count them twice.
+        WORD.setRelease(block, offset + CombinerLayout.STATE, state & ~CombinerLayout.PENDING_MASK);
+        long result = table.observe(hash, pending, handle);
+        stats.add(handle, StatsLayout.COMBINED, pending);
+        long count = result & TableLayout.COUNT_MASK;
+        if (count == 0) {
+            // The key lost its slot (a weighted challenge it did not win): stop combining it.
+            WORD.setRelease(block, offset + CombinerLayout.HASH, 0L);
+        } else {
+            WORD.setRelease(block, offset + CombinerLayout.STATE, CombinerLayout.state(count, 0));
+        }
+        return result;
+    }
+
+    private void admit(MemorySegment block, long offset, long held, long hash, long count, long handle,
+                       BucketTable table) {
+        if (held != 0) {
+            long pending = CombinerLayout.pending((long) WORD.get(block, offset + CombinerLayout.STATE));
+            // Out of estimators' view first, then into the table (never counted twice). The displaced key's
+            // flags (a promotion or a visit) are dropped: its next observation through the table reports them.
+            WORD.setRelease(block, offset + CombinerLayout.HASH, 0L);
+            if (pending > 0) {
+                table.observe(held, pending, handle);
+                stats.add(handle, StatsLayout.COMBINED, pending);
+            }
+        }
+        WORD.setRelease(block, offset + CombinerLayout.STATE, CombinerLayout.state(count, 0));
+        WORD.setRelease(block, offset + CombinerLayout.HASH, hash);
+    }
+
+    /** The first hot key of a worker without a block: observe through the table, create the block, admit. */
+    private long observeFirst(long hash, long handle, BucketTable table, int stripe) {
+        long result = table.observe(hash, 1, handle);
+        long count = result & TableLayout.COUNT_MASK;
+        if (count >= admitFrom) {
+            MemorySegment block = activate(stripe);
+            long set = CombinerLayout.setOffset(hash, setMask);
+            // A block shared by a carrier's virtual threads: admit only under its gate, and only into an empty way.
+            boolean gated = StatsStripes.isShared(handle);
+            if (!gated || (long) WORD.compareAndExchangeAcquire(block, CombinerLayout.GATE, 0L, 1L) == 0L) {
+                try {
+                    if ((long) WORD.get(block, set + CombinerLayout.HASH) == 0) {
+                        admit(block, set, 0, hash, count, handle, table);
+                    }
+                } finally {
+                    if (gated) {
+                        WORD.setRelease(block, CombinerLayout.GATE, 0L);
+                    }
+                }
+            }
+        }
+        return result;
+    }
+
+    private synchronized MemorySegment activate(int stripe) {
+        if (blocks[stripe] != null) {
+            return blocks[stripe];
+        }
+        MemorySegment block = allocator.apply(blockBytes);
+        BLOCK.setRelease(blocks, stripe, block);
+        MemorySegment[] grown = Arrays.copyOf(active, active.length + 1);
+        grown[grown.length - 1] = block;
+        active = grown;
+        return block;
+    }
+
+    /**
+     * The pending counts of the key with hash {@code hash}, summed over every worker's block. Read the table's
+     * count first (with acquire) and add this: the sum is never above the true count (see the class javadoc).
+     *
+     * <p>Threads: any. Progress: wait-free (one entry per worker that has a block).
+     */
+    public long pending(long hash) {
+        if (hash == 0) {
+            return 0;
+        }
+        long sum = 0;
+        long set = CombinerLayout.setOffset(hash, setMask);
+        for (MemorySegment block : active) {
+            for (int way = 0; way < CombinerLayout.WAYS; way++) {
+                long offset = set + (long) way * CombinerLayout.ENTRY_BYTES;
+                // Acquire, three times: the state read belongs to the hash read before it, and the re-read hash
+                // rejects a state that a concurrent replacement wrote for another key. A key is in at most one
+                // way of a set (its owner admits it only when neither way holds it).
+                if ((long) WORD.getAcquire(block, offset + CombinerLayout.HASH) == hash) {
+                    long state = (long) WORD.getAcquire(block, offset + CombinerLayout.STATE);
+                    if ((long) WORD.getAcquire(block, offset + CombinerLayout.HASH) == hash) {
+                        sum += CombinerLayout.pending(state);
+                    }
+                }
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Adds every pending count of the caller's block to {@code table} (a thread about to go idle). Returns the
+     * units flushed.
+     *
+     * <p>Threads: acts on the caller's own block (virtual threads: skipped while another virtual thread of the
+     * carrier holds it). Progress: lock-free.
+     */
+    public long flushCurrent(long handle, BucketTable table) {
+        int stripe = StatsStripes.stripe(handle);
+        MemorySegment block = stripe < blocks.length ? (MemorySegment) BLOCK.getAcquire(blocks, stripe) : null;
+        if (block == null) {
+            return 0;
+        }
+        boolean gated = StatsStripes.isShared(handle);
+        if (gated && (long) WORD.compareAndExchangeAcquire(block, CombinerLayout.GATE, 0L, 1L) != 0L) {
+            return 0;
+        }
+        try {
+            long flushed = 0;
+            for (int e = 0; e < entries(); e++) {
+                long offset = CombinerLayout.HEADER_BYTES + (long) e * CombinerLayout.ENTRY_BYTES;
+                long hash = (long) WORD.get(block, offset + CombinerLayout.HASH);
+                long state = (long) WORD.get(block, offset + CombinerLayout.STATE);
+                if (hash != 0 && CombinerLayout.pending(state) > 0) {
+                    flushed += CombinerLayout.pending(state);
+                    flush(block, offset, hash, state, handle, table);
+                }
+            }
+            return flushed;
+        } finally {
+            if (gated) {
+                WORD.setRelease(block, CombinerLayout.GATE, 0L);
+            }
+        }
+    }
+
+    /** Workers that have a block. Threads: any. Progress: wait-free. */
+    public int activeBlocks() {
+        return active.length;
+    }
+
+    /** Entries per block. Threads: any. Progress: wait-free. */
+    public int entries() {
+        return (setMask + 1) * CombinerLayout.WAYS;
+    }
+
+    /** The flush threshold. Threads: any. Progress: wait-free. */
+    public long flushThreshold() {
+        return flushThreshold;
+    }
+
+    /** The table count from which keys are admitted. Threads: any. Progress: wait-free. */
+    public long admitFrom() {
+        return admitFrom;
+    }
+}

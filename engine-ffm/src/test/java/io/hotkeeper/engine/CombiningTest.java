@@ -1,0 +1,194 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.combine.CombinerLayout;
+import io.hotkeeper.engine.hash.KeyHasher;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Per-worker hot-key combining: admission, absorbed observations, flushes, displacement, and the error bound. */
+class CombiningTest {
+    private static final long SEED = 77;
+    private static final int ENTRIES = 16;
+    private static final int THRESHOLD = 16;
+
+    private static Hotkeeper sketch() {
+        return Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).combining(ENTRIES, THRESHOLD).build();
+    }
+
+    @Test
+    void keysBelowTheAdmissionCountAlwaysWriteTheTable() {
+        try (Hotkeeper hk = sketch()) {
+            for (int i = 1; i < 2 * THRESHOLD; i++) {
+                assertEquals(i, hk.observe(42L));
+            }
+            HotkeeperStats s = hk.stats();
+            assertEquals(1, s.claims());
+            assertEquals(2 * THRESHOLD - 2, s.refreshes());
+            assertEquals(0, s.combined());
+            assertEquals(0, hk.info().combiners(), "no block before the worker's first hot key");
+        }
+    }
+
+    @Test
+    void aHotKeyIsAbsorbedAndFlushedEveryThresholdObservations() {
+        int n = 1000;
+        try (Hotkeeper hk = sketch()) {
+            for (int i = 1; i <= n; i++) {
+                assertEquals(i, hk.observe(42L), "a lone worker's view is the exact count");
+                assertEquals(i, hk.estimate(42L), "estimates add the pending count");
+            }
+            // 2T observations through the table (the last one admits), then a flush of T every T observations.
+            int combined = n - 2 * THRESHOLD;
+            int flushes = combined / THRESHOLD;
+            HotkeeperStats s = hk.stats();
+            assertEquals((long) flushes * THRESHOLD, s.combined());
+            assertEquals(2 * THRESHOLD - 1 + flushes, s.refreshes());
+            assertEquals(1, hk.info().combiners());
+            assertEquals(n, hk.topK(1).get(0).estimate(), "topK adds the pending count");
+            assertEquals(combined % THRESHOLD, hk.flush(), "flush hands over what is pending");
+            assertEquals(0, hk.flush());
+            assertEquals(combined, hk.stats().combined());
+            assertEquals(n, hk.estimate(42L));
+        }
+    }
+
+    @Test
+    void aHotterKeyDisplacesACombinedOneAndItsPendingCountGoesToTheTable() {
+        KeyHasher hasher = KeyHasher.seeded(SEED);
+        long a = 1;
+        long b = 2;
+        while (set(hasher.hash(b)) != set(hasher.hash(a))) {
+            b++;
+        }
+        long c = b + 1;
+        while (set(hasher.hash(c)) != set(hasher.hash(a))) {
+            c++;
+        }
+        try (Hotkeeper hk = sketch()) {
+            int na = 2 * THRESHOLD + 5; // admitted at 2T, then 5 pending
+            for (int i = 0; i < na; i++) {
+                hk.observe(a);
+            }
+            int nb = 2 * THRESHOLD + 1; // admitted into the set's other way, then 1 pending
+            for (int i = 0; i < nb; i++) {
+                hk.observe(b);
+            }
+            assertEquals(0, hk.stats().combined(), "two keys of one set both stay");
+            int nc = 2 * THRESHOLD + 3; // c's count passes the weaker base (a's and b's are both 2T) at 2T + 1
+            for (int i = 0; i < nc; i++) {
+                hk.observe(c);
+            }
+            assertEquals(5, hk.stats().combined(), "a's 5 pending went to the table when c displaced it");
+            assertEquals(na, hk.estimate(a));
+            assertEquals(nb, hk.estimate(b));
+            assertEquals(nc, hk.estimate(c));
+            assertEquals(na + 1, hk.observe(a), "a is no longer combined: its observation writes the table");
+            assertEquals(5 + 1, hk.stats().combined(), "... and a, hotter than b (2T at its flush), displaced b");
+            assertEquals(2, hk.flush(), "c's 2 pending (a has none yet)");
+            assertEquals(nb, hk.estimate(b));
+            assertEquals(nc, hk.estimate(c));
+        }
+    }
+
+    @Test
+    void withCombiningOffEveryObservationWritesTheTable() {
+        try (Hotkeeper hk = Hotkeeper.builder().seed(SEED).combining(false).build()) {
+            for (int i = 0; i < 500; i++) {
+                hk.observe(7L);
+            }
+            assertEquals(499, hk.stats().refreshes());
+            assertEquals(0, hk.stats().combined());
+            assertEquals(0, hk.flush());
+            assertEquals(0, hk.info().combinerEntries());
+        }
+    }
+
+    @Test
+    void byteAndTextKeysCombineAndStillGetPromotedWithTheirBytes() {
+        try (Hotkeeper hk = sketch()) {
+            for (int i = 0; i < 1000; i++) {
+                hk.observe("checkout");
+                hk.observe(new byte[] {1, 2, 3});
+            }
+            assertEquals(1000, hk.estimate("checkout"));
+            assertEquals(1000, hk.estimate(new byte[] {1, 2, 3}));
+            assertTrue(hk.contains("checkout"));
+            assertEquals(2, hk.topK(2).size());
+            assertTrue(hk.stats().combined() > 1500);
+        }
+    }
+
+    @Test
+    void aConcurrentEstimateIsNeverAboveTheTrueCountNorBelowItByMoreThanTheThreshold() throws Exception {
+        int n = 2_000_000;
+        try (Hotkeeper hk = sketch()) {
+            AtomicLong done = new AtomicLong();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                for (int i = 1; i <= n; i++) {
+                    hk.observe(9L);
+                    done.setRelease(i);
+                }
+            });
+            long reads = 0;
+            while (done.getAcquire() < n) {
+                long before = done.getAcquire();
+                long estimate = hk.estimate(9L);
+                long after = done.getAcquire();
+                // `after` observations at most are done, and the one in flight may be mid-flush (up to T units
+                // neither pending nor yet in the table).
+                assertTrue(estimate <= after + 1, "over-count: " + estimate + " > " + after + " + 1");
+                assertTrue(estimate >= before - THRESHOLD, "under-count beyond the bound: " + estimate + " vs " + before);
+                reads++;
+            }
+            writer.join();
+            assertEquals(n, hk.estimate(9L));
+            assertTrue(reads > 100, "the reader raced the writer: " + reads + " reads");
+        }
+    }
+
+    @Test
+    void invalidCombinerSizesNameTheParameter() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().combining(100, 64));
+        assertEquals("combinerEntries=100: must be a power of two in 16..65536", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combining(256, 1));
+        assertEquals("flushThreshold=1: must be >= 2 and <= 32768", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combining(8, 64));
+        assertTrue(e.getMessage().startsWith("combinerEntries=8"));
+    }
+
+    @Test
+    void flushAfterCloseThrows() {
+        Hotkeeper hk = sketch();
+        for (int i = 0; i < 100; i++) {
+            hk.observe(1L);
+        }
+        hk.close();
+        assertThrows(IllegalStateException.class, hk::flush);
+        assertThrows(IllegalStateException.class, () -> hk.observe(1L));
+        assertThrows(IllegalStateException.class, () -> hk.estimate(1L));
+    }
+
+    @Test
+    void layoutConstantsAgree() {
+        assertEquals(16, CombinerLayout.ENTRY_BYTES);
+        assertEquals(2 * CombinerLayout.ENTRY_BYTES, CombinerLayout.SET_BYTES);
+        int setMask = ENTRIES / CombinerLayout.WAYS - 1;
+        assertEquals(CombinerLayout.HEADER_BYTES, CombinerLayout.setOffset(0, setMask));
+        assertEquals(CombinerLayout.HEADER_BYTES + 7 * CombinerLayout.SET_BYTES, CombinerLayout.setOffset(-1L, setMask));
+        long state = CombinerLayout.state(123_456, 17);
+        assertEquals(123_456, CombinerLayout.base(state));
+        assertEquals(17, CombinerLayout.pending(state));
+        assertEquals(CombinerLayout.MAX_BASE, CombinerLayout.base(CombinerLayout.state(Long.MAX_VALUE, 0)));
+        assertTrue(CombinerLayout.MAX_FLUSH_THRESHOLD <= CombinerLayout.PENDING_MASK);
+    }
+
+    private static long set(long hash) {
+        return (hash >>> CombinerLayout.INDEX_SHIFT) & (ENTRIES / CombinerLayout.WAYS - 1);
+    }
+}
