@@ -103,8 +103,8 @@ public class ObserveBenchmark {
         @Param({"0"})
         public int approx;
 
-        /** Hot-key combining: on (the default) or off; {@code -p combine=on,off} compares. */
-        @Param({"on"})
+        /** Hot-key combining: auto (the default), on or off; {@code -p combine=auto,on,off} compares. */
+        @Param({"auto"})
         public String combine;
 
         /** NUMA placement of the table: default, local, interleave, node:N; {@code -p placement=local,interleave}. */
@@ -124,7 +124,7 @@ public class ObserveBenchmark {
         @Setup(Level.Trial)
         public void setup(BenchmarkParams params) {
             sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement,
-                    combine.equals("on"));
+                    combine);
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, 0x0b5e_57eaL);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {

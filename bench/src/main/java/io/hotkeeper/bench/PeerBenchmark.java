@@ -1,5 +1,6 @@
 package io.hotkeeper.bench;
 
+import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 
 import com.clearspring.analytics.stream.StreamSummary;
@@ -52,7 +53,8 @@ import java.util.function.Function;
  *   <li>{@code hotkeeperShared}, {@code hotkeeperSharded}: {@link Hotkeeper#observe(long)} with the shared or the
  *       sharded eviction salt; {@code ...NoKeys}: the same with {@code Builder.keyShards(false)} (no key shards,
  *       so no promotions: {@code estimate} only); {@code hotkeeperSharedUncombined}: shared salt and key shards
- *       with {@code Builder.combining(false)} (every observation writes the shared table).</li>
+ *       with {@code Builder.combining(CombiningMode.OFF)} (every observation writes the shared table; the others use
+ *       the default, {@code AUTO}).</li>
  *   <li>{@code dataSketches}: DataSketches {@code FrequentLongsSketch.update}, one sketch per thread
  *       ({@code Scope.Thread}): at {@code -t 1} the plain single-threaded sketch, at {@code -t 2} the per-thread
  *       update throughput of "per-thread sketches merged at query time".</li>
@@ -152,7 +154,7 @@ public class PeerBenchmark {
 
         private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining) {
             Hotkeeper.Builder b = Hotkeeper.builder().memoryBytes(memory).seed(Workloads.SKETCH_SEED).k(K)
-                    .keyShards(keyShards).combining(combining);
+                    .keyShards(keyShards).combining(combining ? CombiningMode.AUTO : CombiningMode.OFF);
             if (shardedSalt) {
                 b.shardedSalt();
             }

@@ -21,17 +21,18 @@ final class Workloads {
      * default shard count, {@code SaltLayout.shardsFor(availableProcessors)}).
      */
     static Hotkeeper sketch(long memoryBytes, String salt) {
-        return sketch(memoryBytes, salt, true, 0, "default", true);
+        return sketch(memoryBytes, salt, true, 0, "default", "auto");
     }
 
     /**
      * As {@link #sketch(long, String)}, with key shards on or off, approximate counting from 2^approx, a NUMA
-     * placement policy ({@code Placement.parse}), and hot-key combining on (the default sizes) or off.
+     * placement policy ({@code Placement.parse}), and hot-key combining auto (the default), on or off.
      */
     static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
-                            boolean combining) {
+                            String combining) {
         Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
-                .keyShards(keyShards).approximateCountsAbove(approx).combining(combining)
+                .keyShards(keyShards).approximateCountsAbove(approx)
+                .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
                 .placement(io.hotkeeper.engine.placement.Placement.parse(placement));
         switch (salt) {
             case "shared" -> { }

@@ -11,6 +11,7 @@ import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.salt.SaltMode;
 import io.hotkeeper.engine.shard.KeyShards;
+import io.hotkeeper.engine.shard.PendingCounts;
 import io.hotkeeper.engine.shard.ShardLayout;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
@@ -45,6 +46,9 @@ import java.util.Objects;
  * the key's slot if its fingerprint is present; phase 2 claims an empty slot; phase 3 (bucket full) draws a
  * lottery against the weakest occupant, which loses one count with probability {@code b^-count}
  * (b = 2 by default), and at zero the challenger takes its slot. Each draw folds a never-repeating salt value.
+ * With hot-key combining ({@link Builder#combining(CombiningMode)}; by default it engages once a second thread
+ * observes hot keys), a worker's repeat observations of its hottest keys are counted in its own block of native
+ * memory and reach the table in batches; {@link #estimate} and {@link #topK} include them.
  *
  * <h2>Accuracy</h2>
  * Estimates never exceed the true count of a key unless another key with the same bucket and fingerprint was
@@ -136,10 +140,12 @@ public final class Hotkeeper implements AutoCloseable {
             this.stats = new StatsStripes(regions.allocate(arena, "stats",
                     StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
             // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
-            this.combiners = b.combinerEntries == 0 ? null : new HotKeyCombiners(stats, exclusive, b.combinerEntries,
-                    b.flushThreshold, 2L * b.flushThreshold, bytes -> placement.equals(Placement.DEFAULT)
+            this.combiners = b.combining == CombiningMode.OFF ? null : new HotKeyCombiners(stats, exclusive,
+                    b.combinerEntries, b.flushThreshold, 2L * b.flushThreshold,
+                    bytes -> placement.equals(Placement.DEFAULT)
                             ? regions.allocate(arena, "combiner", bytes, CombinerLayout.ALIGNMENT, placement)
-                            : regions.allocateOnCurrentNode(arena, "combiner", bytes, CombinerLayout.ALIGNMENT));
+                            : regions.allocateOnCurrentNode(arena, "combiner", bytes, CombinerLayout.ALIGNMENT),
+                    b.combining == CombiningMode.AUTO);
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
             int[] nodeIds = b.nodeIds();
             this.tables = new BucketTable[nodeIds.length];
@@ -185,7 +191,7 @@ public final class Hotkeeper implements AutoCloseable {
                                         ShardLayout.ALIGNMENT),
                         // One table: topK adds the combiners' pending counts. Per-node tables: the merge adds
                         // them once, through estimate.
-                        combiners == null || tables.length > 1 ? hash -> 0 : combiners::pending),
+                        combiners == null || tables.length > 1 ? PendingCounts.NONE : combiners),
                 b.approximateBits, control);
     }
 
@@ -396,7 +402,8 @@ public final class Hotkeeper implements AutoCloseable {
      * The {@code n} tracked keys with the highest estimates, highest first, with their real key bytes.
      *
      * <p>Consistency: every returned key held a tracked table slot when it was read, and its estimate is that
-     * slot's count at that moment; the scan is not an atomic snapshot, so a key promoted or expelled during the
+     * slot's count at that moment plus the key's pending combined counts, ranked by that sum (a key whose table
+     * count trails by its pending counts is not passed over); the scan is not an atomic snapshot, so a key promoted or expelled during the
      * call may be missing or present. Keys whose count never reached the promotion floor are not tracked.
      *
      * <p>Threads: any, while other threads observe; it never stops them. Progress: wait-free (a walk over the
@@ -500,7 +507,7 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /**
-     * Hands the calling thread's pending hot-key counts (see {@link Builder#combining(int, int)}) to the table and
+     * Hands the calling thread's pending hot-key counts (see {@link Builder#combining(CombiningMode)}) to the table and
      * returns how many observations that was. Estimates and {@code topK} include pending counts anyway; the table
      * itself (and so the eviction lottery and {@code contains}) sees them only when they are flushed, which a
      * busy thread does every {@code flushThreshold} observations of a key. A thread that goes idle can call this
@@ -534,7 +541,9 @@ public final class Hotkeeper implements AutoCloseable {
             return new HotkeeperInfo(k, tableBytes(), table.bucketCount(), lottery.base(), saltMode,
                     salt.shards(), shards != null, shardCount, shards == null ? 0 : shards.capacity(),
                     shards == null ? 0 : shards.maxKeyBytes(), shards == null ? 0 : table.promotionFloor(),
-                    shardBytes, tables.length, combiners == null ? 0 : combiners.entries(),
+                    shardBytes, tables.length, combiners == null ? CombiningMode.OFF
+                            : combiners.auto() ? CombiningMode.AUTO : CombiningMode.ON,
+                    combiners != null && combiners.engaged(), combiners == null ? 0 : combiners.entries(),
                     combiners == null ? 0 : (int) combiners.flushThreshold(),
                     combiners == null ? 0 : combiners.activeBlocks());
         } catch (IllegalStateException e) {
@@ -738,6 +747,7 @@ public final class Hotkeeper implements AutoCloseable {
         private ExpelledKeyListener listener;
         private Placement placement = Placement.DEFAULT;
         private int approximateBits;
+        private CombiningMode combining = CombiningMode.AUTO;
         private int combinerEntries = DEFAULT_COMBINER_ENTRIES;
         private int flushThreshold = DEFAULT_FLUSH_THRESHOLD;
         private boolean perNodeTables;
@@ -798,12 +808,15 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         /**
-         * Per-worker combining of hot keys (on by default: 256 entries, flush threshold 64). Each worker keeps, in
-         * a block of native memory only it writes ({@code 128 + 16 * entries} bytes, created at its first hot key),
-         * the keys it observes most whose table count reached {@code 2 * flushThreshold}; their repeat
-         * observations raise a pending count there instead of writing the shared table, and every
-         * {@code flushThreshold}-th adds them all to the table in one weighted update. On skewed streams this
-         * takes most observations off the shared table lines (docs/performance.md).
+         * Per-worker combining of hot keys. Each worker keeps, in a block of native memory only it writes
+         * ({@code 128 + 16 * entries} bytes, created at its first hot key), the keys it observes most whose table
+         * count reached {@code 2 * flushThreshold}; their repeat observations raise a pending count there instead
+         * of writing the shared table, and every {@code flushThreshold}-th adds them all to the table in one
+         * weighted update. With several threads on skewed streams this takes most observations off the shared
+         * table lines, which other cores would otherwise keep pulling away (docs/performance.md).
+         *
+         * <p>{@link CombiningMode#AUTO} (the default) engages once a second worker has seen a hot key;
+         * {@link CombiningMode#ON} from the start; {@link CombiningMode#OFF} never.
          *
          * <p>Bound: {@code estimate} and {@code topK} add every worker's pending counts to the table's, so once
          * writers pause they equal what the table would hold had every observation gone to it; while a worker is
@@ -812,11 +825,18 @@ public final class Hotkeeper implements AutoCloseable {
          * {@code flushThreshold - 1} per combining worker and key until {@link Hotkeeper#flush()} or the next
          * flush. An observation of a combined key returns the count at its worker's last flush plus its pending
          * count. Weighted observations are never combined.
-         *
-         * @param entries        per worker, a power of two in 16..65536
-         * @param flushThreshold observations of a key per flush, 2..32768
          */
-        public Builder combining(int entries, int flushThreshold) {
+        public Builder combining(CombiningMode mode) {
+            this.combining = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * The combiners' size: {@code entries} per worker (a power of two in 16..65536; default 256) and the
+         * observations of a key per flush ({@code flushThreshold}, 2..32768; default 64). See
+         * {@link #combining(CombiningMode)}.
+         */
+        public Builder combiner(int entries, int flushThreshold) {
             if (entries < CombinerLayout.MIN_ENTRIES || entries > CombinerLayout.MAX_ENTRIES
                     || Integer.bitCount(entries) != 1) {
                 throw new IllegalArgumentException("combinerEntries=" + entries + ": must be a power of two in "
@@ -828,15 +848,6 @@ public final class Hotkeeper implements AutoCloseable {
             }
             this.combinerEntries = entries;
             this.flushThreshold = flushThreshold;
-            return this;
-        }
-
-        /**
-         * Turns hot-key combining on (with the defaults, or the sizes last given to {@link #combining(int, int)})
-         * or off (every observation writes the table).
-         */
-        public Builder combining(boolean enabled) {
-            this.combinerEntries = enabled ? (combinerEntries == 0 ? DEFAULT_COMBINER_ENTRIES : combinerEntries) : 0;
             return this;
         }
 

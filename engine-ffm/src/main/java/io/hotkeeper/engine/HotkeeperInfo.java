@@ -18,6 +18,8 @@ import io.hotkeeper.engine.salt.SaltMode;
  * @param promotionFloor count at which a key is recorded in its observer's shard
  * @param shardBytes     bytes of the link segments and all key shards
  * @param tables         bucket tables: 1, or one per NUMA node with per-node tables
+ * @param combining      when hot keys are combined per worker (OFF, AUTO, ON)
+ * @param combiningEngaged whether observations are being combined now (AUTO: once a second worker saw a hot key)
  * @param combinerEntries entries of each worker's hot-key combiner (0: combining off)
  * @param flushThreshold observations of a combined key per flush to the table (0: combining off)
  * @param combiners      workers that have a combiner block so far
@@ -25,5 +27,6 @@ import io.hotkeeper.engine.salt.SaltMode;
 public record HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode,
                             int saltShards, boolean keyShards, int shards, int shardCapacity, int maxKeyBytes,
                             long promotionFloor, long shardBytes, int tables,
-                            int combinerEntries, int flushThreshold, int combiners) {
+                            CombiningMode combining, boolean combiningEngaged, int combinerEntries,
+                            int flushThreshold, int combiners) {
 }

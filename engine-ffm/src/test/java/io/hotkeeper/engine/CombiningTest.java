@@ -17,7 +17,7 @@ class CombiningTest {
     private static final int THRESHOLD = 16;
 
     private static Hotkeeper sketch() {
-        return Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).combining(ENTRIES, THRESHOLD).build();
+        return Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).combining(CombiningMode.ON).combiner(ENTRIES, THRESHOLD).build();
     }
 
     @Test
@@ -54,6 +54,26 @@ class CombiningTest {
             assertEquals(0, hk.flush());
             assertEquals(combined, hk.stats().combined());
             assertEquals(n, hk.estimate(42L));
+        }
+    }
+
+    @Test
+    void topKRanksByTableCountPlusPendingCount() {
+        try (Hotkeeper hk = sketch()) {
+            long a = 42;
+            long b = 43;
+            for (int i = 0; i < 3 * THRESHOLD - 1; i++) {
+                hk.observe(a); // table 2T (admitted there), then T - 1 pending
+            }
+            hk.observe(b, 2 * THRESHOLD + 5); // weighted: never combined, all in the table
+            assertEquals(3 * THRESHOLD - 1, hk.estimate(a));
+            assertEquals(2 * THRESHOLD + 5, hk.estimate(b));
+            // b's table count is the higher one; a's pending count puts it first.
+            HeavyHitter top = hk.topK(1).get(0);
+            assertEquals(a, java.nio.ByteBuffer.wrap(top.key()).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
+            assertEquals(3 * THRESHOLD - 1, top.estimate());
+            assertEquals(2, hk.topK(2).size());
+            assertEquals(2 * THRESHOLD + 5, hk.topK(2).get(1).estimate());
         }
     }
 
@@ -97,7 +117,7 @@ class CombiningTest {
 
     @Test
     void withCombiningOffEveryObservationWritesTheTable() {
-        try (Hotkeeper hk = Hotkeeper.builder().seed(SEED).combining(false).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().seed(SEED).combining(CombiningMode.OFF).build()) {
             for (int i = 0; i < 500; i++) {
                 hk.observe(7L);
             }
@@ -105,6 +125,7 @@ class CombiningTest {
             assertEquals(0, hk.stats().combined());
             assertEquals(0, hk.flush());
             assertEquals(0, hk.info().combinerEntries());
+            assertEquals(CombiningMode.OFF, hk.info().combining());
         }
     }
 
@@ -154,12 +175,38 @@ class CombiningTest {
     @Test
     void invalidCombinerSizesNameTheParameter() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().combining(100, 64));
+                () -> Hotkeeper.builder().combiner(100, 64));
         assertEquals("combinerEntries=100: must be a power of two in 16..65536", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combining(256, 1));
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combiner(256, 1));
         assertEquals("flushThreshold=1: must be >= 2 and <= 32768", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combining(8, 64));
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combiner(8, 64));
         assertTrue(e.getMessage().startsWith("combinerEntries=8"));
+    }
+
+    @Test
+    void autoModeLeavesALoneThreadOnTheTableAndEngagesWithASecondOne() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).combiner(ENTRIES, THRESHOLD).build()) {
+            assertEquals(CombiningMode.AUTO, hk.info().combining());
+            for (int i = 0; i < 1000; i++) {
+                hk.observe(5L);
+            }
+            assertEquals(0, hk.stats().combined(), "one worker: nothing combined");
+            assertEquals(false, hk.info().combiningEngaged());
+            assertEquals(1, hk.info().combiners(), "its block exists, so a second worker can be noticed");
+            Thread other = Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < 1000; i++) {
+                    hk.observe(6L);
+                }
+            });
+            other.join();
+            assertEquals(true, hk.info().combiningEngaged());
+            for (int i = 0; i < 1000; i++) {
+                hk.observe(5L);
+            }
+            assertTrue(hk.stats().combined() > 0, "engaged: " + hk.stats());
+            assertEquals(2000, hk.estimate(5L));
+            assertEquals(1000, hk.estimate(6L));
+        }
     }
 
     @Test

@@ -17,7 +17,7 @@ class ConcurrencyTest {
         int keys = 8; // fits in one bucket of a big table only by chance; use a table with room for all
         int perThread = 500_000;
         // Combining off: every observation must reach the table, so the phase counters add up exactly.
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(false).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(CombiningMode.OFF).build()) {
             CyclicBarrier start = new CyclicBarrier(threads);
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
@@ -51,7 +51,7 @@ class ConcurrencyTest {
     @Test
     void virtualThreadsShareCarrierStripesAndCountExactly() throws Exception {
         int tasks = 20_000;
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(false).build();
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(CombiningMode.OFF).build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < tasks; i++) {
                 executor.submit(() -> {
@@ -73,7 +73,7 @@ class ConcurrencyTest {
     @Test
     void virtualThreadsCombineThroughTheirCarriersBlocksAndCountExactly() throws Exception {
         int tasks = 20_000;
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(64, 16).build();
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(CombiningMode.ON).combiner(64, 16).build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < tasks; i++) {
                 executor.submit(() -> {
@@ -99,7 +99,7 @@ class ConcurrencyTest {
         int threads = 4;
         int keys = 8;
         int perThread = 500_000;
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(16, 8).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(CombiningMode.AUTO).combiner(16, 8).build()) {
             CyclicBarrier start = new CyclicBarrier(threads);
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {

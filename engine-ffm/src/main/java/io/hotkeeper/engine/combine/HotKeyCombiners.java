@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.combine;
 
+import io.hotkeeper.engine.shard.PendingCounts;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
@@ -17,6 +18,12 @@ import java.util.function.LongFunction;
  * direct-mapped block of native memory that only it writes, and adds them to the shared table in batches of
  * {@code flushThreshold}. A hot key then costs its observer an owner-local increment instead of a CAS on a table
  * line that every other core also writes.
+ *
+ * <h2>When</h2>
+ * Always, or (auto) once a second worker has created its block: a lone worker's table lines are not written by
+ * any other core, so combining would only add the block's line to every miss. Before it engages, a worker still
+ * creates its block at its first hot key (that is how the second worker is noticed), but observes through the
+ * table.
  *
  * <h2>What is combined</h2>
  * A key is admitted to one of the two entries of its set in its worker's block (two-way set-associative, the
@@ -54,10 +61,19 @@ import java.util.function.LongFunction;
  * thread. Progress: {@link #observe} is lock-free (it is the table's observe plus owner-local stores), except the
  * first admission of each worker, which allocates its block under a lock; {@link #pending} is wait-free.
  */
-public final class HotKeyCombiners {
+public final class HotKeyCombiners implements PendingCounts {
     /** Coordinates (MemorySegment, long byteOffset). */
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle BLOCK = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
+    private static final VarHandle ENGAGED;
+
+    static {
+        try {
+            ENGAGED = MethodHandles.lookup().findVarHandle(HotKeyCombiners.class, "engaged", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final StatsStripes stats;
     private final int setMask;
@@ -69,15 +85,20 @@ public final class HotKeyCombiners {
     private final MemorySegment[] blocks;
     /** The blocks in use, for estimators; replaced whole (copy on write) when a worker's block is created. */
     private volatile MemorySegment[] active = new MemorySegment[0];
+    /** Whether observations combine; set once (auto: by the second block's creation), never cleared. */
+    @SuppressWarnings("unused") // accessed through ENGAGED
+    private boolean engaged;
+    private final boolean auto;
 
     /**
      * Combiners for {@code workers} workers (the exclusive stripes of {@code stats}), each with {@code entries}
      * entries (a power of two in 16..65536), flushing every {@code flushThreshold} (2..32768) observations of a
      * key, admitting keys whose table count reached {@code admitFrom}. Blocks come from {@code allocator}
      * (zeroed, 128-byte aligned, {@link CombinerLayout#blockBytes} bytes), on the worker's first admission.
+     * {@code auto}: combine only once two workers have blocks (see the class javadoc); otherwise always.
      */
     public HotKeyCombiners(StatsStripes stats, int workers, int entries, int flushThreshold, long admitFrom,
-                           LongFunction<MemorySegment> allocator) {
+                           LongFunction<MemorySegment> allocator, boolean auto) {
         if (entries < CombinerLayout.MIN_ENTRIES || entries > CombinerLayout.MAX_ENTRIES
                 || Integer.bitCount(entries) != 1) {
             throw new IllegalArgumentException("combinerEntries=" + entries + ": must be a power of two in "
@@ -97,6 +118,8 @@ public final class HotKeyCombiners {
         this.blockBytes = CombinerLayout.blockBytes(entries);
         this.allocator = allocator;
         this.blocks = new MemorySegment[workers];
+        this.auto = auto;
+        ENGAGED.setRelease(this, !auto);
     }
 
     /**
@@ -114,7 +137,8 @@ public final class HotKeyCombiners {
         // Plain: the owner's own store, or (an inherited worker id) published through the id hand-over; a stale
         // null only sends the call to the slow path, which re-reads under the lock.
         MemorySegment block = stripe < blocks.length ? blocks[stripe] : null;
-        if (block != null && !StatsStripes.isShared(handle)) {
+        // Opaque: a flag that flips once; a late view only delays combining by a few observations.
+        if (block != null && (boolean) ENGAGED.getOpaque(this) && !StatsStripes.isShared(handle)) {
             long set = CombinerLayout.setOffset(hash, setMask);
             long offset = set;
             // Branches rather than a select: the way is well predicted, and a select would chain the two loads.
@@ -144,6 +168,9 @@ public final class HotKeyCombiners {
         }
         if (block == null) {
             return observeFirst(hash, handle, table, stripe);
+        }
+        if (!(boolean) ENGAGED.getOpaque(this)) {
+            return table.observe(hash, 1, handle);
         }
         if (!StatsStripes.isShared(handle)) {
             return combine(block, hash, handle, table);
@@ -245,6 +272,9 @@ public final class HotKeyCombiners {
         long count = result & TableLayout.COUNT_MASK;
         if (count >= admitFrom) {
             MemorySegment block = activate(stripe);
+            if (!(boolean) ENGAGED.getOpaque(this)) {
+                return result;
+            }
             long set = CombinerLayout.setOffset(hash, setMask);
             // A block shared by a carrier's virtual threads: admit only under its gate, and only into an empty way.
             boolean gated = StatsStripes.isShared(handle);
@@ -272,6 +302,10 @@ public final class HotKeyCombiners {
         MemorySegment[] grown = Arrays.copyOf(active, active.length + 1);
         grown[grown.length - 1] = block;
         active = grown;
+        if (grown.length >= 2) {
+            // Release (opaque would do: the flag only switches paths, and every reader re-checks what it needs).
+            ENGAGED.setRelease(this, true);
+        }
         return block;
     }
 
@@ -281,6 +315,7 @@ public final class HotKeyCombiners {
      *
      * <p>Threads: any. Progress: wait-free (one entry per worker that has a block).
      */
+    @Override
     public long pending(long hash) {
         if (hash == 0) {
             return 0;
@@ -338,6 +373,25 @@ public final class HotKeyCombiners {
                 WORD.setRelease(block, CombinerLayout.GATE, 0L);
             }
         }
+    }
+
+    /** Whether observations are being combined (always, or auto after the second block). Threads: any. */
+    public boolean engaged() {
+        return (boolean) ENGAGED.getOpaque(this);
+    }
+
+    /** Whether combining engages by itself (auto) rather than from the start. Threads: any. */
+    public boolean auto() {
+        return auto;
+    }
+
+    /**
+     * The most any one key can have pending right now: {@code flushThreshold - 1} in each block in use.
+     * Threads: any. Progress: wait-free.
+     */
+    @Override
+    public long bound() {
+        return (long) active.length * (flushThreshold - 1);
     }
 
     /** Workers that have a block. Threads: any. Progress: wait-free. */

@@ -15,10 +15,10 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongFunction;
-import java.util.function.LongUnaryOperator;
 
 /**
  * The key shards of one sketch: one {@link KeyShard} per worker (platform thread or carrier), the link
@@ -46,7 +46,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final ExpelledKeyListener listener;
     private final AtomicReferenceArray<KeyShard> shards;
     private final LongFunction<MemorySegment> shardAllocator;
-    private final LongUnaryOperator pendingCounts;
+    private final PendingCounts pendingCounts;
 
     /**
      * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of {@code capacity} entries of
@@ -55,16 +55,16 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
-        this(table, links, stats, capacity, maxKeyBytes, listener, shardAllocator, hash -> 0);
+        this(table, links, stats, capacity, maxKeyBytes, listener, shardAllocator, PendingCounts.NONE);
     }
 
     /**
-     * As above; {@link #topK} adds {@code pendingCounts.applyAsLong(hash)} to each reported key's table count
-     * (the hot-key combiners' counts not yet in the table).
+     * As above; {@link #topK} adds {@code pendingCounts.pending(hash)} to each tracked key's table count (the
+     * hot-key combiners' counts not yet in the table) and ranks by the sum.
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator,
-                     LongUnaryOperator pendingCounts) {
+                     PendingCounts pendingCounts) {
         if (links.byteSize() != table.byteSize()) {
             throw new IllegalArgumentException("links: size=" + links.byteSize() + ": must equal the table's "
                     + table.byteSize());
@@ -310,20 +310,29 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         for (int candidates = (int) Math.min(want + 16L, slots); ; candidates = (int) Math.min(2L * candidates, slots)) {
             TopCounts top = new TopCounts(candidates);
             long tracked = scanTracked(top);
-            List<HeavyHitter> out = resolve(top, want);
-            if (out.size() >= want || tracked <= candidates || candidates == slots) {
-                return out;
+            List<HeavyHitter> out = new ArrayList<>();
+            boolean settled = resolve(top, want, out);
+            if (settled || tracked <= candidates || candidates == slots) {
+                out.sort((a, b) -> Long.compare(b.estimate(), a.estimate()));
+                return out.size() > want ? new ArrayList<>(out.subList(0, want)) : out;
             }
         }
     }
 
-    private List<HeavyHitter> resolve(TopCounts top, int want) {
-        long[] ranked = top.descending();
-        List<HeavyHitter> out = new ArrayList<>(Math.min(want, ranked.length));
+    /**
+     * Resolves the candidates in descending order of table count into {@code out} (estimate = table count +
+     * pending count). Returns true once {@code want} keys are resolved and no further candidate, nor any key
+     * outside the candidates, can reach the {@code want}-th estimate: its table count is at most the next
+     * candidate's, and its pending count at most {@link PendingCounts#bound()}.
+     */
+    private boolean resolve(TopCounts top, int want, List<HeavyHitter> out) {
+        long slack = pendingCounts.bound();
+        // The want highest estimates so far (a min-heap): its head is the estimate a latecomer must beat.
+        PriorityQueue<Long> best = new PriorityQueue<>();
         Set<Long> hashes = new HashSet<>();
-        for (long packed : ranked) {
-            if (out.size() >= want) {
-                break;
+        for (long packed : top.descending()) {
+            if (best.size() >= want && TopCounts.count(packed) + slack < best.peek()) {
+                return true;
             }
             long slot = TopCounts.index(packed) * TableLayout.SLOT_BYTES;
             // Acquire: pairs with the promoter's volatile store of the link.
@@ -342,11 +351,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                 continue;
             }
             // The table's count (read with the volatile load above) first, then the combiners' pending counts.
-            out.add(new HeavyHitter(key.bytes(), TableLayout.count(word) + pendingCounts.applyAsLong(key.hash()),
-                    key.truncated()));
+            long estimate = TableLayout.count(word) + pendingCounts.pending(key.hash());
+            out.add(new HeavyHitter(key.bytes(), estimate, key.truncated()));
+            best.add(estimate);
+            if (best.size() > want) {
+                best.poll();
+            }
         }
-        out.sort((a, b) -> Long.compare(b.estimate(), a.estimate()));
-        return out;
+        return false;
     }
 
     /**

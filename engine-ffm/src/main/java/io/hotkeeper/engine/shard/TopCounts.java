@@ -23,6 +23,10 @@ final class TopCounts {
         return packed & INDEX_MASK;
     }
 
+    static long count(long packed) {
+        return packed >>> INDEX_BITS;
+    }
+
     void offer(long count, long slotIndex) {
         long packed = (count << INDEX_BITS) | slotIndex;
         if (size == heap.length && packed <= heap[0]) {
@@ -39,11 +43,11 @@ final class TopCounts {
 
     /** The smallest count that could still enter: 0 until full, then the heap minimum's count. */
     long admissionFloor() {
-        return size < heap.length ? 0 : heap[0] >>> INDEX_BITS;
+        return size < heap.length ? 0 : count(heap[0]);
     }
 
     long minCount() {
-        return size == 0 ? 0 : heap[0] >>> INDEX_BITS;
+        return size == 0 ? 0 : count(heap[0]);
     }
 
     long[] descending() {

@@ -58,7 +58,7 @@ public final class CombinerVersusEstimateTest {
             this.table = new BucketTable(arena, INDEX_BITS, new DecayLottery(DecayLottery.DEFAULT_BASE, 1),
                     new EvictionSalt(arena, 1), stats);
             this.combiners = new HotKeyCombiners(stats, 2, 16, (int) THRESHOLD, 1,
-                    bytes -> arena.allocate(bytes, 128));
+                    bytes -> arena.allocate(bytes, 128), false);
             this.owner = stats.handle(0);
             // K: claimed (count 1) and admitted at once (admitFrom 1), then 3 observations pending: true count 4.
             for (int i = 0; i < 4; i++) {
