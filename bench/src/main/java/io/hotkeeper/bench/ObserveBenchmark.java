@@ -107,6 +107,13 @@ public class ObserveBenchmark {
         @Param({"auto"})
         public String combine;
 
+        /**
+         * Worker tables (1: one shared table, the default; 2, 4, ...: {@code Builder.workerTables}); with them
+         * {@code -p salt=default} takes the builder's per-worker salt.
+         */
+        @Param({"1"})
+        public int workerTables;
+
         /** NUMA placement of the table: default, local, interleave, node:N; {@code -p placement=local,interleave}. */
         @Param({"default"})
         public String placement;
@@ -123,8 +130,8 @@ public class ObserveBenchmark {
 
         @Setup(Level.Trial)
         public void setup(BenchmarkParams params) {
-            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement,
-                    combine);
+            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement, combine,
+                    workerTables);
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, 0x0b5e_57eaL);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {

@@ -54,7 +54,9 @@ import java.util.function.Function;
  *       sharded eviction salt; {@code ...NoKeys}: the same with {@code Builder.keyShards(false)} (no key shards,
  *       so no promotions: {@code estimate} only); {@code hotkeeperSharedUncombined}: shared salt and key shards
  *       with {@code Builder.combining(CombiningMode.OFF)} (every observation writes the shared table; the others use
- *       the default, {@code AUTO}).</li>
+ *       the default, {@code AUTO}); {@code hotkeeperWorkerTables}: one table per thread
+ *       ({@code Builder.workerTables}: no table line written by two cores; estimates and topK merge the
+ *       tables), the per-worker salt, key shards on.</li>
  *   <li>{@code dataSketches}: DataSketches {@code FrequentLongsSketch.update}, one sketch per thread
  *       ({@code Scope.Thread}): at {@code -t 1} the plain single-threaded sketch, at {@code -t 2} the per-thread
  *       update throughput of "per-thread sketches merged at query time".</li>
@@ -125,6 +127,9 @@ public class PeerBenchmark {
                 case "hotkeeperSharedNoKeys" -> hotkeeper = hotkeeper(false, false, true);
                 case "hotkeeperShardedNoKeys" -> hotkeeper = hotkeeper(true, false, true);
                 case "hotkeeperSharedUncombined" -> hotkeeper = hotkeeper(false, true, false);
+                case "hotkeeperWorkerTables" -> hotkeeper = Hotkeeper.builder().memoryBytes(memory)
+                        .seed(Workloads.SKETCH_SEED).k(K)
+                        .workerTables(Integer.highestOneBit(2 * params.getThreads() - 1)).build();
                 case "streamSummarySynchronized" -> {
                     boxed = boxed(s.items());
                     summary = new StreamSummary<>(PeerSizing.spaceSavingCapacity(memory));
@@ -231,6 +236,16 @@ public class PeerBenchmark {
     /** Hotkeeper, shared salt, key shards on, hot-key combining off (every observation writes the table). */
     @Benchmark
     public long hotkeeperSharedUncombined(Workload w, Cursor c) {
+        return w.hotkeeper.observe(w.keys[c.next()]);
+    }
+
+    /**
+     * Hotkeeper with one table per thread ({@code Builder.workerTables}, the thread count rounded up to a power of
+     * two; per-worker salt, key shards on): the per-thread-sketch design with the merge built into
+     * {@code estimate} and {@code topK}. At {@code -t 1} it is one table, the default configuration.
+     */
+    @Benchmark
+    public long hotkeeperWorkerTables(Workload w, Cursor c) {
         return w.hotkeeper.observe(w.keys[c.next()]);
     }
 

@@ -21,24 +21,29 @@ final class Workloads {
      * default shard count, {@code SaltLayout.shardsFor(availableProcessors)}).
      */
     static Hotkeeper sketch(long memoryBytes, String salt) {
-        return sketch(memoryBytes, salt, true, 0, "default", "auto");
+        return sketch(memoryBytes, salt, true, 0, "default", "auto", 1);
     }
 
     /**
      * As {@link #sketch(long, String)}, with key shards on or off, approximate counting from 2^approx, a NUMA
-     * placement policy ({@code Placement.parse}), and hot-key combining auto (the default), on or off.
+     * placement policy ({@code Placement.parse}), hot-key combining auto (the default), on or off, and
+     * {@code workerTables} tables (1: one shared table). {@code salt}: shared, sharded, perWorker, or default
+     * (the builder's choice: shared, or per-worker with worker tables).
      */
     static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
-                            String combining) {
+                            String combining, int workerTables) {
         Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
                 .keyShards(keyShards).approximateCountsAbove(approx)
                 .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
-                .placement(io.hotkeeper.engine.placement.Placement.parse(placement));
+                .placement(io.hotkeeper.engine.placement.Placement.parse(placement))
+                .workerTables(workerTables);
         switch (salt) {
-            case "shared" -> { }
+            case "default" -> { }
+            case "shared" -> builder.saltMode(io.hotkeeper.engine.salt.SaltMode.SHARED);
             case "sharded" -> builder.shardedSalt();
             case "perWorker" -> builder.saltMode(io.hotkeeper.engine.salt.SaltMode.PER_WORKER);
-            default -> throw new IllegalArgumentException("salt=" + salt + ": must be shared, sharded or perWorker");
+            default -> throw new IllegalArgumentException("salt=" + salt
+                    + ": must be default, shared, sharded or perWorker");
         }
         return builder.build();
     }

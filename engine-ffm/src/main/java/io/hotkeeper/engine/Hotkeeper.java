@@ -48,7 +48,9 @@ import java.util.Objects;
  * (b = 2 by default), and at zero the challenger takes its slot. Each draw folds a never-repeating salt value.
  * With hot-key combining ({@link Builder#combining(CombiningMode)}; by default it engages once a second thread
  * observes hot keys), a worker's repeat observations of its hottest keys are counted in its own block of native
- * memory and reach the table in batches; {@link #estimate} and {@link #topK} include them.
+ * memory and reach the table in batches; {@link #estimate} and {@link #topK} include them. With
+ * {@link Builder#workerTables(int)} each worker observes into a table of its own instead, and queries merge
+ * the tables.
  *
  * <h2>Accuracy</h2>
  * Estimates never exceed the true count of a key unless another key with the same bucket and fingerprint was
@@ -81,6 +83,8 @@ public final class Hotkeeper implements AutoCloseable {
     public static final int DEFAULT_COMBINER_ENTRIES = 256;
     /** Default flush threshold of the hot-key combiners. */
     public static final int DEFAULT_FLUSH_THRESHOLD = 64;
+    /** The most tables {@link Builder#workerTables} takes. */
+    public static final int MAX_WORKER_TABLES = 64;
 
     private static final VarHandle CLOSED;
 
@@ -100,8 +104,12 @@ public final class Hotkeeper implements AutoCloseable {
     private final BucketTable[] tables;
     /** Key shards of each table (null when key shards are off). */
     private final KeyShards[] shardSets;
-    /** Index of the calling thread's node among {@link #tables}; null with one table. */
+    /** Index of the calling thread's node among {@link #tables} (per-node tables); null otherwise. */
     private final java.util.function.IntSupplier nodeIndex;
+    /** Worker tables: a worker's table is {@code tables[stripe & workerTableMask]}; -1 otherwise. */
+    private final int workerTableMask;
+    /** Whether there is more than one table (per-node or worker tables): estimates sum, topK merges. */
+    private final boolean multiTable;
     private final EvictionSalt salt;
     private final StatsStripes stats;
     /** Per-worker hot-key combiners; null when combining is off. */
@@ -119,9 +127,10 @@ public final class Hotkeeper implements AutoCloseable {
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
-        this.saltMode = b.saltMode;
+        // Worker tables: each worker's draws from its own counter, unless a salt mode was chosen explicitly.
+        this.saltMode = b.saltMode != null ? b.saltMode : b.workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
         int processors = Runtime.getRuntime().availableProcessors();
-        int saltShards = b.saltMode == SaltMode.SHARDED
+        int saltShards = saltMode == SaltMode.SHARDED
                 ? (b.saltShards > 0 ? b.saltShards : SaltLayout.shardsFor(processors)) : 1;
         this.arena = Arena.ofShared();
         this.regions = new RegionAllocator();
@@ -129,7 +138,7 @@ public final class Hotkeeper implements AutoCloseable {
         try {
             int exclusive = Math.max(64, 4 * processors);
             int shared = Integer.highestOneBit(Math.max(8, 2 * processors) * 2 - 1);
-            if (b.saltMode == SaltMode.PER_WORKER) {
+            if (saltMode == SaltMode.PER_WORKER) {
                 int stripes = exclusive + shared;
                 this.salt = EvictionSalt.perWorker(regions.allocate(arena, "salt", SaltLayout.segmentBytes(1) * stripes,
                         SaltLayout.ALIGNMENT, placement), stripes);
@@ -140,7 +149,9 @@ public final class Hotkeeper implements AutoCloseable {
             this.stats = new StatsStripes(regions.allocate(arena, "stats",
                     StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
             // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
-            this.combiners = b.combining == CombiningMode.OFF ? null : new HotKeyCombiners(stats, exclusive,
+            // Worker tables: a worker's table is its own already, so AUTO never engages there.
+            boolean combine = b.combining == CombiningMode.ON || b.combining == CombiningMode.AUTO && b.workerTables <= 1;
+            this.combiners = !combine ? null : new HotKeyCombiners(stats, exclusive,
                     b.combinerEntries, b.flushThreshold, 2L * b.flushThreshold,
                     bytes -> placement.equals(Placement.DEFAULT)
                             ? regions.allocate(arena, "combiner", bytes, CombinerLayout.ALIGNMENT, placement)
@@ -148,17 +159,25 @@ public final class Hotkeeper implements AutoCloseable {
                     b.combining == CombiningMode.AUTO);
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
             int[] nodeIds = b.nodeIds();
-            this.tables = new BucketTable[nodeIds.length];
-            this.shardSets = b.keyShards ? new KeyShards[nodeIds.length] : null;
-            for (int i = 0; i < nodeIds.length; i++) {
-                // Per-node tables: table i lives on node i and is written only by threads running there.
-                Placement where = nodeIds.length == 1 ? placement : Placement.node(nodeIds[i]);
-                String suffix = nodeIds.length == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
-                this.tables[i] = buildTable(b, indexBits, tableBytes, where, suffix, i);
+            int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
+            this.tables = new BucketTable[count];
+            this.shardSets = b.keyShards ? new KeyShards[count] : null;
+            for (int i = 0; i < count; i++) {
+                if (b.workerTables > 1) {
+                    // Worker tables: table i is written by the workers whose stripe is i modulo the count.
+                    this.tables[i] = buildTable(b, indexBits, tableBytes, placement, "[worker " + i + "]", i);
+                } else {
+                    // Per-node tables: table i lives on node i and is written only by threads running there.
+                    Placement where = count == 1 ? placement : Placement.node(nodeIds[i]);
+                    String suffix = count == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
+                    this.tables[i] = buildTable(b, indexBits, tableBytes, where, suffix, i);
+                }
             }
             this.table = tables[0];
             this.shards = shardSets == null ? null : shardSets[0];
-            this.nodeIndex = nodeIds.length == 1 ? null : b.nodeIndex(nodeIds);
+            this.multiTable = count > 1;
+            this.workerTableMask = b.workerTables > 1 ? b.workerTables - 1 : -1;
+            this.nodeIndex = count == 1 || b.workerTables > 1 ? null : b.nodeIndex(nodeIds);
             this.k = b.k;
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -189,7 +208,7 @@ public final class Hotkeeper implements AutoCloseable {
                                 ? regions.allocate(arena, "shard" + suffix, bytes, ShardLayout.ALIGNMENT, placement)
                                 : regions.allocateOnCurrentNode(arena, "shard" + suffix, bytes,
                                         ShardLayout.ALIGNMENT),
-                        // One table: topK adds the combiners' pending counts. Per-node tables: the merge adds
+                        // One table: topK adds the combiners' pending counts. Several tables: the merge adds
                         // them once, through estimate.
                         combiners == null || tables.length > 1 ? PendingCounts.NONE : combiners),
                 b.approximateBits, control);
@@ -419,7 +438,7 @@ public final class Hotkeeper implements AutoCloseable {
         }
         try {
             requireShards();
-            return nodeIndex == null ? shards.topK(n) : mergedTopK(n);
+            return multiTable ? mergedTopK(n) : shards.topK(n);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -444,8 +463,8 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /**
-     * Per-node tables: the union of every node's top keys, each with its estimate summed over all nodes (the key's
-     * hash is recomputed from its bytes; a truncated key keeps the sum of the nodes that reported it).
+     * Several tables: the union of every table's top keys, each with its estimate summed over all tables (the key's
+     * hash is recomputed from its bytes; a truncated key keeps the sum of the tables that reported it).
      */
     private List<HeavyHitter> mergedTopK(int n) {
         java.util.Map<java.nio.ByteBuffer, HeavyHitter> merged = new java.util.HashMap<>();
@@ -464,7 +483,7 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     private boolean containsHash(long hash) {
-        if (nodeIndex != null) {
+        if (multiTable) {
             long estimate = read(hash);
             List<HeavyHitter> top = topK(k);
             return estimate > 0 && top.size() > 0
@@ -521,7 +540,7 @@ public final class Hotkeeper implements AutoCloseable {
         }
         try {
             long handle = handle();
-            return combiners.flushCurrent(handle, nodeIndex == null ? table : tables[nodeIndex.getAsInt()]);
+            return combiners.flushCurrent(handle, tableFor(handle));
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -629,7 +648,7 @@ public final class Hotkeeper implements AutoCloseable {
     /** One unit: through the caller's hot-key combiner when combining is on. */
     private long observeOne(long hash, long handle) {
         try {
-            BucketTable t = nodeIndex == null ? table : tables[nodeIndex.getAsInt()];
+            BucketTable t = tableFor(handle);
             return combiners == null ? t.observe(hash, 1, handle) : combiners.observe(hash, handle, t);
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -638,7 +657,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long update(long hash, long weight, long handle) {
         try {
-            return (nodeIndex == null ? table : tables[nodeIndex.getAsInt()]).observe(hash, weight, handle);
+            return tableFor(handle).observe(hash, weight, handle);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -649,9 +668,9 @@ public final class Hotkeeper implements AutoCloseable {
     private long afterLong(long result, long hash, long key, long handle) {
         try {
             if ((result & BucketTable.PROMOTE) != 0) {
-                shardsHere().promoteLong(hash, key, handle);
+                shardsHere(handle).promoteLong(hash, key, handle);
             } else {
-                shardsHere().visit(hash);
+                shardsHere(handle).visit(hash);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -662,9 +681,9 @@ public final class Hotkeeper implements AutoCloseable {
     private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long handle) {
         try {
             if ((result & BucketTable.PROMOTE) != 0) {
-                shardsHere().promoteBytes(hash, key, offset, length, handle);
+                shardsHere(handle).promoteBytes(hash, key, offset, length, handle);
             } else {
-                shardsHere().visit(hash);
+                shardsHere(handle).visit(hash);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -683,9 +702,9 @@ public final class Hotkeeper implements AutoCloseable {
     private long afterChars(long result, long hash, CharSequence key, long handle) {
         try {
             if ((result & BucketTable.PROMOTE) != 0) {
-                shardsHere().promoteChars(hash, key, handle);
+                shardsHere(handle).promoteChars(hash, key, handle);
             } else {
-                shardsHere().visit(hash);
+                shardsHere(handle).visit(hash);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -693,17 +712,26 @@ public final class Hotkeeper implements AutoCloseable {
         return result & TableLayout.COUNT_MASK;
     }
 
-    /** The key shards of the calling thread's node. */
-    private KeyShards shardsHere() {
-        return nodeIndex == null ? shards : shardSets[nodeIndex.getAsInt()];
+    /** The calling thread's table: the only one, its node's, or its worker's. */
+    private BucketTable tableFor(long handle) {
+        return multiTable ? tables[tableIndex(handle)] : table;
+    }
+
+    private int tableIndex(long handle) {
+        return workerTableMask >= 0 ? StatsStripes.stripe(handle) & workerTableMask : nodeIndex.getAsInt();
+    }
+
+    /** The key shards of the calling thread's table. */
+    private KeyShards shardsHere(long handle) {
+        return multiTable ? shardSets[tableIndex(handle)] : shards;
     }
 
     private long read(long hash) {
         try {
             // The tables first (acquire loads), then the combiners' pending counts: never a unit counted twice.
-            long sum = nodeIndex == null ? table.estimate(hash) : 0;
-            if (nodeIndex != null) {
-                // Per-node tables: a key observed on several nodes has a count in each; its estimate is the sum.
+            long sum = multiTable ? 0 : table.estimate(hash);
+            if (multiTable) {
+                // Several tables: a key observed through several has a count in each; its estimate is the sum.
                 for (BucketTable t : tables) {
                     sum += t.estimate(hash);
                 }
@@ -736,7 +764,8 @@ public final class Hotkeeper implements AutoCloseable {
         private long memoryBytes = DEFAULT_MEMORY_BYTES;
         private boolean seeded;
         private long seed;
-        private SaltMode saltMode = SaltMode.SHARED;
+        /** Null: shared, or per-worker with worker tables. */
+        private SaltMode saltMode;
         private int saltShards;
         private double decayBase = DecayLottery.DEFAULT_BASE;
         private boolean keyShards = true;
@@ -751,6 +780,7 @@ public final class Hotkeeper implements AutoCloseable {
         private int combinerEntries = DEFAULT_COMBINER_ENTRIES;
         private int flushThreshold = DEFAULT_FLUSH_THRESHOLD;
         private boolean perNodeTables;
+        private int workerTables = 1;
         private int[] forcedNodes;
         private java.util.function.IntSupplier forcedNodeIndex;
 
@@ -766,6 +796,27 @@ public final class Hotkeeper implements AutoCloseable {
          */
         public Builder perNodeTables(boolean enabled) {
             this.perNodeTables = enabled;
+            return this;
+        }
+
+        /**
+         * Opt-in: {@code tables} bucket tables (a power of two in 2..64), each with the full {@code memoryBytes}, a
+         * worker writing the table of its stats stripe modulo {@code tables}. With as many tables as threads no
+         * table line is written by two cores (the per-thread sketches of the peers, with the merge built in):
+         * observations scale with cores at the price of {@code tables} times the memory and of each table
+         * seeing only its workers' share of the stream. {@code estimate} sums the tables and {@code topK} merges
+         * their top keys, from any thread. The salt defaults to {@link SaltMode#PER_WORKER} here and combining
+         * {@link CombiningMode#AUTO} stays off (a worker's table is already its own). Not with
+         * {@link #perNodeTables}.
+         *
+         * @throws IllegalArgumentException if {@code tables} is not a power of two in 1..64 (1: one shared table)
+         */
+        public Builder workerTables(int tables) {
+            if (tables < 1 || tables > MAX_WORKER_TABLES || Integer.bitCount(tables) != 1) {
+                throw new IllegalArgumentException("workerTables=" + tables + ": must be a power of two in 1.."
+                        + MAX_WORKER_TABLES);
+            }
+            this.workerTables = tables;
             return this;
         }
 
@@ -963,7 +1014,10 @@ public final class Hotkeeper implements AutoCloseable {
             return this;
         }
 
-        /** Shared (default) or sharded eviction salt. */
+        /**
+         * The eviction salt: {@link SaltMode#SHARED} by default, {@link SaltMode#PER_WORKER} by default with
+         * {@link #workerTables}.
+         */
         public Builder saltMode(SaltMode saltMode) {
             this.saltMode = Objects.requireNonNull(saltMode, "saltMode");
             return this;
@@ -1002,6 +1056,10 @@ public final class Hotkeeper implements AutoCloseable {
 
         /** Allocates the sketch. Threads: one. Progress: blocking. */
         public Hotkeeper build() {
+            if (workerTables > 1 && (perNodeTables || forcedNodes != null)) {
+                throw new IllegalArgumentException("workerTables=" + workerTables
+                        + ": must be 1 with perNodeTables (choose one way to split the table)");
+            }
             return new Hotkeeper(this);
         }
     }

@@ -1,0 +1,173 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.salt.SaltMode;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Worker tables: each worker writes its own table; estimates, topK and contains combine them from any thread. */
+class WorkerTablesTest {
+    private static final long SEED = 5;
+    private static final long MEMORY = 16384;
+
+    @Test
+    void aWorkerNeverMeetsAnotherWorkersKeysInItsBucket() throws Exception {
+        // Nine keys of one bucket: eight heavy ones from worker A fill it; worker B's key would face the lottery
+        // against them in one shared table, but claims an empty slot of its own table.
+        long buckets = MEMORY / 64;
+        KeyHasher hasher = KeyHasher.seeded(SEED);
+        List<Long> keys = new ArrayList<>();
+        long bucket = hasher.hash(0L) & (buckets - 1);
+        for (long key = 0; keys.size() < 9; key++) {
+            if ((hasher.hash(key) & (buckets - 1)) == bucket) {
+                keys.add(key);
+            }
+        }
+        // 64 tables: two live threads with distinct worker ids get distinct tables unless the ids are 64 apart.
+        for (int tables : new int[] {1, 64}) {
+            try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED).workerTables(tables).build()) {
+                CyclicBarrier bothAlive = new CyclicBarrier(2);
+                Thread a = Thread.ofPlatform().start(() -> {
+                    await(bothAlive);
+                    for (int i = 0; i < 8; i++) {
+                        hk.observe(keys.get(i), 1000);
+                    }
+                    await(bothAlive);
+                });
+                Thread b = Thread.ofPlatform().start(() -> {
+                    await(bothAlive);
+                    await(bothAlive);
+                    hk.observe(keys.get(8));
+                });
+                a.join();
+                b.join();
+                assertEquals(tables, hk.info().tables());
+                assertEquals(tables * MEMORY, hk.tableBytes());
+                if (tables == 1) {
+                    assertEquals(1, hk.stats().evictionAttempts(), "one table: B's key draws against A's");
+                    assertEquals(0, hk.estimate(keys.get(8)));
+                    assertEquals(SaltMode.SHARED, hk.saltMode());
+                } else {
+                    assertEquals(0, hk.stats().evictionAttempts(), "worker tables: B's bucket is its own");
+                    assertEquals(1, hk.estimate(keys.get(8)));
+                    assertEquals(SaltMode.PER_WORKER, hk.saltMode(), "the default salt of worker tables");
+                    assertEquals(CombiningMode.OFF, hk.info().combining(), "AUTO stays off: tables are own");
+                }
+                for (int i = 0; i < 8; i++) {
+                    assertEquals(1000, hk.estimate(keys.get(i)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aKeyObservedByTwoWorkersIsSummedAndRankedFromAThirdThread() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED).promotionFloor(1).workerTables(64)
+                .build()) {
+            CyclicBarrier bothAlive = new CyclicBarrier(2);
+            Thread a = Thread.ofPlatform().start(() -> {
+                await(bothAlive);
+                for (int i = 0; i < 100; i++) {
+                    hk.observe("shared-key");
+                }
+                hk.observe("a-only", 20);
+                await(bothAlive);
+            });
+            Thread b = Thread.ofPlatform().start(() -> {
+                await(bothAlive);
+                for (int i = 0; i < 50; i++) {
+                    hk.observe("shared-key");
+                }
+                hk.observe("b-only", 30);
+                await(bothAlive);
+            });
+            a.join();
+            b.join();
+            assertEquals(150, hk.estimate("shared-key"), "the estimate sums the worker tables");
+            List<HeavyHitter> top = hk.topK(10);
+            assertEquals(List.of("shared-key", "b-only", "a-only"), top.stream().map(HeavyHitter::keyAsString).toList());
+            assertEquals(150, top.get(0).estimate());
+            assertTrue(hk.contains("shared-key"));
+            assertFalse(hk.contains("absent"));
+            assertTrue(hk.placement().format().contains("table[worker 1]"));
+        }
+    }
+
+    @Test
+    void twoWorkersOnAZipfStreamFindTheTrueTopHundred() throws Exception {
+        long[] stream = Streams.zipf(1.0);
+        Map<Long, Long> exact = Streams.exact(stream);
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED).workerTables(2).build()) {
+            Thread[] workers = new Thread[2];
+            for (int t = 0; t < workers.length; t++) {
+                int id = t;
+                workers[t] = Thread.ofPlatform().start(() -> {
+                    for (int i = id; i < stream.length; i += workers.length) {
+                        hk.observe(stream[i]);
+                    }
+                });
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            long[] top = hk.topK(100).stream().mapToLong(HeavyHitter::keyAsLong).toArray();
+            double precision = Streams.precision(top, exact, 100);
+            System.out.printf("worker tables (2 x 16 KiB), 2 threads, Zipf 1.0: precision@100=%.3f%n", precision);
+            assertTrue(precision >= 0.95, "precision=" + precision);
+        }
+    }
+
+    @Test
+    void virtualThreadsObserveThroughTheirCarriersTables() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED).workerTables(4).build()) {
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 1000; t++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        hk.observe(7L);
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(10_000, hk.estimate(7L));
+            assertEquals(10_000, hk.topK(1).get(0).estimate());
+        }
+    }
+
+    @Test
+    void badConfigurationsAreRejectedByName() {
+        for (int bad : new int[] {0, 3, 128, -2}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Hotkeeper.builder().workerTables(bad));
+            assertTrue(e.getMessage().startsWith("workerTables=" + bad + ": must be a power of two in 1..64"),
+                    e.getMessage());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().workerTables(2).perNodeTables(true).build());
+        assertTrue(e.getMessage().startsWith("workerTables=2: must be 1 with perNodeTables"), e.getMessage());
+        try (Hotkeeper hk = Hotkeeper.builder().workerTables(2).saltMode(SaltMode.SHARED)
+                .combining(CombiningMode.ON).build()) {
+            assertEquals(SaltMode.SHARED, hk.saltMode(), "an explicit salt mode is kept");
+            assertEquals(CombiningMode.ON, hk.info().combining());
+        }
+    }
+
+    private static void await(CyclicBarrier barrier) {
+        try {
+            barrier.await();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
