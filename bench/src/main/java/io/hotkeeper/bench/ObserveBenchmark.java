@@ -75,6 +75,8 @@ public class ObserveBenchmark {
     static final int STREAM_KEYS = 1 << 22;
     /** Distinct items the Zipf stream draws from. */
     static final int DISTINCT = 1_000_000;
+    /** Seed of the key streams. */
+    static final long STREAM_SEED = 0x0b5e_57eaL;
     /** Bytes of a text key. */
     static final int TEXT_KEY_BYTES = 21;
     /** Stride of a text key in the native key segment. */
@@ -132,7 +134,7 @@ public class ObserveBenchmark {
         public void setup(BenchmarkParams params) {
             sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement, combine,
                     workerTables);
-            Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, 0x0b5e_57eaL);
+            Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, STREAM_SEED);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {
                 case "observe" -> keys = s.keys();
