@@ -888,15 +888,7 @@ public final class Hotkeeper implements AutoCloseable {
          * {@link #combining(CombiningMode)}.
          */
         public Builder combiner(int entries, int flushThreshold) {
-            if (entries < CombinerLayout.MIN_ENTRIES || entries > CombinerLayout.MAX_ENTRIES
-                    || Integer.bitCount(entries) != 1) {
-                throw new IllegalArgumentException("combinerEntries=" + entries + ": must be a power of two in "
-                        + CombinerLayout.MIN_ENTRIES + ".." + CombinerLayout.MAX_ENTRIES);
-            }
-            if (flushThreshold < 2 || flushThreshold > CombinerLayout.MAX_FLUSH_THRESHOLD) {
-                throw new IllegalArgumentException("flushThreshold=" + flushThreshold + ": must be >= 2 and <= "
-                        + CombinerLayout.MAX_FLUSH_THRESHOLD);
-            }
+            HotKeyCombiners.checkSize(entries, flushThreshold);
             this.combinerEntries = entries;
             this.flushThreshold = flushThreshold;
             return this;

@@ -18,23 +18,7 @@ class ConcurrencyTest {
         int perThread = 500_000;
         // Combining off: every observation must reach the table, so the phase counters add up exactly.
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(CombiningMode.OFF).build()) {
-            CyclicBarrier start = new CyclicBarrier(threads);
-            Thread[] workers = new Thread[threads];
-            for (int t = 0; t < threads; t++) {
-                workers[t] = Thread.ofPlatform().start(() -> {
-                    try {
-                        start.await();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                    for (int i = 0; i < perThread; i++) {
-                        hk.observe((long) (i % keys));
-                    }
-                });
-            }
-            for (Thread w : workers) {
-                w.join();
-            }
+            observeTogether(hk, threads, perThread, keys);
             long total = 0;
             for (long k = 0; k < keys; k++) {
                 long e = hk.estimate(k);
@@ -100,23 +84,7 @@ class ConcurrencyTest {
         int keys = 8;
         int perThread = 500_000;
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(CombiningMode.AUTO).combiner(16, 8).build()) {
-            CyclicBarrier start = new CyclicBarrier(threads);
-            Thread[] workers = new Thread[threads];
-            for (int t = 0; t < threads; t++) {
-                workers[t] = Thread.ofPlatform().start(() -> {
-                    try {
-                        start.await();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                    for (int i = 0; i < perThread; i++) {
-                        hk.observe((long) (i % keys));
-                    }
-                });
-            }
-            for (Thread w : workers) {
-                w.join();
-            }
+            observeTogether(hk, threads, perThread, keys);
             for (long k = 0; k < keys; k++) {
                 assertEquals((long) threads * perThread / keys, hk.estimate(k), "key " + k);
             }
@@ -124,6 +92,27 @@ class ConcurrencyTest {
             assertEquals(keys, s.claims(), "each key claimed exactly once despite racing claimants");
             assertTrue(s.combined() > (long) threads * perThread * 9 / 10, "hot keys combined: " + s);
             assertEquals(threads, hk.info().combiners());
+        }
+    }
+
+    /** {@code threads} platform threads, released together, each observing keys {@code i % keys} for i < perThread. */
+    private static void observeTogether(Hotkeeper hk, int threads, int perThread, int keys) throws InterruptedException {
+        CyclicBarrier start = new CyclicBarrier(threads);
+        Thread[] workers = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            workers[t] = Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < perThread; i++) {
+                    hk.observe((long) (i % keys));
+                }
+            });
+        }
+        for (Thread w : workers) {
+            w.join();
         }
     }
 }

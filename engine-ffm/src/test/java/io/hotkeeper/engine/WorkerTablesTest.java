@@ -35,21 +35,12 @@ class WorkerTablesTest {
         // 64 tables: two live threads with distinct worker ids get distinct tables unless the ids are 64 apart.
         for (int tables : new int[] {1, 64}) {
             try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED).workerTables(tables).build()) {
-                CyclicBarrier bothAlive = new CyclicBarrier(2);
-                Thread a = Thread.ofPlatform().start(() -> {
-                    await(bothAlive);
+                // B observes after A is done (its phase runs after the barrier), while A is still alive.
+                inTwoLiveThreads(() -> {
                     for (int i = 0; i < 8; i++) {
                         hk.observe(keys.get(i), 1000);
                     }
-                    await(bothAlive);
-                });
-                Thread b = Thread.ofPlatform().start(() -> {
-                    await(bothAlive);
-                    await(bothAlive);
-                    hk.observe(keys.get(8));
-                });
-                a.join();
-                b.join();
+                }, () -> { }, () -> { }, () -> hk.observe(keys.get(8)));
                 assertEquals(tables, hk.info().tables());
                 assertEquals(tables * MEMORY, hk.tableBytes());
                 if (tables == 1) {
@@ -73,25 +64,17 @@ class WorkerTablesTest {
     void aKeyObservedByTwoWorkersIsSummedAndRankedFromAThirdThread() throws Exception {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED).promotionFloor(1).workerTables(64)
                 .build()) {
-            CyclicBarrier bothAlive = new CyclicBarrier(2);
-            Thread a = Thread.ofPlatform().start(() -> {
-                await(bothAlive);
+            inTwoLiveThreads(() -> {
                 for (int i = 0; i < 100; i++) {
                     hk.observe("shared-key");
                 }
                 hk.observe("a-only", 20);
-                await(bothAlive);
-            });
-            Thread b = Thread.ofPlatform().start(() -> {
-                await(bothAlive);
+            }, () -> {
                 for (int i = 0; i < 50; i++) {
                     hk.observe("shared-key");
                 }
                 hk.observe("b-only", 30);
-                await(bothAlive);
-            });
-            a.join();
-            b.join();
+            }, () -> { }, () -> { });
             assertEquals(150, hk.estimate("shared-key"), "the estimate sums the worker tables");
             List<HeavyHitter> top = hk.topK(10);
             assertEquals(List.of("shared-key", "b-only", "a-only"), top.stream().map(HeavyHitter::keyAsString).toList());
@@ -161,6 +144,27 @@ class WorkerTablesTest {
             assertEquals(SaltMode.SHARED, hk.saltMode(), "an explicit salt mode is kept");
             assertEquals(CombiningMode.ON, hk.info().combining());
         }
+    }
+
+    /**
+     * Two platform threads A and B, alive together throughout (so they hold distinct worker ids): both run their
+     * first step, meet, run their second step, meet again, and end.
+     */
+    private static void inTwoLiveThreads(Runnable a1, Runnable b1, Runnable a2, Runnable b2)
+            throws InterruptedException {
+        CyclicBarrier barrier = new CyclicBarrier(2);
+        Thread a = Thread.ofPlatform().start(() -> steps(barrier, a1, a2));
+        Thread b = Thread.ofPlatform().start(() -> steps(barrier, b1, b2));
+        a.join();
+        b.join();
+    }
+
+    private static void steps(CyclicBarrier barrier, Runnable first, Runnable second) {
+        await(barrier);
+        first.run();
+        await(barrier);
+        second.run();
+        await(barrier);
     }
 
     private static void await(CyclicBarrier barrier) {

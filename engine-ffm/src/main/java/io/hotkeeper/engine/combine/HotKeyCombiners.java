@@ -99,15 +99,7 @@ public final class HotKeyCombiners implements PendingCounts {
      */
     public HotKeyCombiners(StatsStripes stats, int workers, int entries, int flushThreshold, long admitFrom,
                            LongFunction<MemorySegment> allocator, boolean auto) {
-        if (entries < CombinerLayout.MIN_ENTRIES || entries > CombinerLayout.MAX_ENTRIES
-                || Integer.bitCount(entries) != 1) {
-            throw new IllegalArgumentException("combinerEntries=" + entries + ": must be a power of two in "
-                    + CombinerLayout.MIN_ENTRIES + ".." + CombinerLayout.MAX_ENTRIES);
-        }
-        if (flushThreshold < 2 || flushThreshold > CombinerLayout.MAX_FLUSH_THRESHOLD) {
-            throw new IllegalArgumentException("flushThreshold=" + flushThreshold + ": must be >= 2 and <= "
-                    + CombinerLayout.MAX_FLUSH_THRESHOLD);
-        }
+        checkSize(entries, flushThreshold);
         if (admitFrom < 1) {
             throw new IllegalArgumentException("admitFrom=" + admitFrom + ": must be >= 1");
         }
@@ -120,6 +112,24 @@ public final class HotKeyCombiners implements PendingCounts {
         this.blocks = new MemorySegment[workers];
         this.auto = auto;
         ENGAGED.setRelease(this, !auto);
+    }
+
+    /**
+     * Checks a combiner size: {@code entries} a power of two in 16..65536, {@code flushThreshold} in 2..32768.
+     * Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalArgumentException naming the parameter, its value and the allowed range
+     */
+    public static void checkSize(int entries, int flushThreshold) {
+        if (entries < CombinerLayout.MIN_ENTRIES || entries > CombinerLayout.MAX_ENTRIES
+                || Integer.bitCount(entries) != 1) {
+            throw new IllegalArgumentException("combinerEntries=" + entries + ": must be a power of two in "
+                    + CombinerLayout.MIN_ENTRIES + ".." + CombinerLayout.MAX_ENTRIES);
+        }
+        if (flushThreshold < 2 || flushThreshold > CombinerLayout.MAX_FLUSH_THRESHOLD) {
+            throw new IllegalArgumentException("flushThreshold=" + flushThreshold + ": must be >= 2 and <= "
+                    + CombinerLayout.MAX_FLUSH_THRESHOLD);
+        }
     }
 
     /**
