@@ -150,7 +150,8 @@ public final class Hotkeeper implements AutoCloseable {
                     StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
             // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
             // Worker tables: a worker's table is its own already, so AUTO never engages there.
-            boolean combine = b.combining == CombiningMode.ON || b.combining == CombiningMode.AUTO && b.workerTables <= 1;
+            boolean combine = b.combining == CombiningMode.ON
+                    || b.combining == CombiningMode.AUTO && b.workerTables <= 1;
             this.combiners = !combine ? null : new HotKeyCombiners(stats, exclusive,
                     b.combinerEntries, b.flushThreshold, 2L * b.flushThreshold,
                     bytes -> placement.equals(Placement.DEFAULT)
@@ -237,7 +238,10 @@ public final class Hotkeeper implements AutoCloseable {
         return Math.min(bytes, TableLayout.MAX_TABLE_BYTES);
     }
 
-    /** A builder with the defaults: 64 KiB, self-seeded, shared salt, decay base 2. Threads: any. Progress: wait-free. */
+    /**
+     * A builder with the defaults: 64 KiB, self-seeded, shared salt, decay base 2. Threads: any. Progress:
+     * wait-free.
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -422,8 +426,9 @@ public final class Hotkeeper implements AutoCloseable {
      *
      * <p>Consistency: every returned key held a tracked table slot when it was read, and its estimate is that
      * slot's count at that moment plus the key's pending combined counts, ranked by that sum (a key whose table
-     * count trails by its pending counts is not passed over); the scan is not an atomic snapshot, so a key promoted or expelled during the
-     * call may be missing or present. Keys whose count never reached the promotion floor are not tracked.
+     * count trails by its pending counts is not passed over); the scan is not an atomic snapshot, so a key
+     * promoted or expelled during the call may be missing or present. Keys whose count never reached the promotion
+     * floor are not tracked.
      *
      * <p>Threads: any, while other threads observe; it never stops them. Progress: wait-free (a walk over the
      * key shards' live entries and one validated copy per reported key).

@@ -49,7 +49,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final PendingCounts pendingCounts;
 
     /**
-     * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of {@code capacity} entries of
+     * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of {@code capacity}
+     * entries of
      * keys up to {@code maxKeyBytes}, each allocated by {@code shardAllocator} (bytes -> zeroed segment, 128-byte
      * aligned) when its worker first promotes a key.
      */
@@ -307,7 +308,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     public List<HeavyHitter> topK(int n) {
         long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
         int want = (int) Math.min(Math.max(n, 0), slots);
-        for (int candidates = (int) Math.min(want + 16L, slots); ; candidates = (int) Math.min(2L * candidates, slots)) {
+        int candidates = (int) Math.min(want + 16L, slots);
+        for (; ; candidates = (int) Math.min(2L * candidates, slots)) {
             TopCounts top = new TopCounts(candidates);
             long tracked = scanTracked(top);
             List<HeavyHitter> out = new ArrayList<>();
