@@ -9,6 +9,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -75,6 +76,8 @@ public class ObserveBenchmark {
     static final int STREAM_KEYS = 1 << 22;
     /** Distinct items the Zipf stream draws from. */
     static final int DISTINCT = 1_000_000;
+    /** Keys per {@link #observeAll} call. */
+    static final int BATCH = 256;
     /** Seed of the key streams. */
     static final long STREAM_SEED = 0x0b5e_57eaL;
     /** Bytes of a text key. */
@@ -137,7 +140,7 @@ public class ObserveBenchmark {
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, STREAM_SEED);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {
-                case "observe" -> keys = s.keys();
+                case "observe", "observeAll" -> keys = s.keys();
                 case "observeCharSequence" -> {
                     items = s.items();
                     strings = new String[DISTINCT];
@@ -202,12 +205,27 @@ public class ObserveBenchmark {
             next = i + 1;
             return i;
         }
+
+        /** The start of the next {@code n} consecutive keys ({@code n} divides the stream length). */
+        int nextBatch(int n) {
+            int i = next & mask & -n;
+            next = i + n;
+            return i;
+        }
     }
 
     /** One observe of a {@code long} key. */
     @Benchmark
     public long observe(Workload w, Cursor c) {
         return w.sketch.observe(w.keys[c.next()]);
+    }
+
+    /** {@link #BATCH} keys through {@code observeAll(long[], int, int)}; the score is per key. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void observeAll(Workload w, Cursor c) {
+        int from = c.nextBatch(BATCH);
+        w.sketch.observeAll(w.keys, from, from + BATCH);
     }
 
     /** One observe of a {@code String} key through {@code observe(CharSequence)}. */

@@ -83,6 +83,10 @@ public final class Hotkeeper implements AutoCloseable {
     public static final int DEFAULT_COMBINER_ENTRIES = 256;
     /** Default flush threshold of the hot-key combiners. */
     public static final int DEFAULT_FLUSH_THRESHOLD = 64;
+    /** How many keys ahead {@link #observeAll(long[], int, int)} loads bucket lines. */
+    public static final int BATCH_LOOKAHEAD = 8;
+    /** An arbitrary value for the touch loads' sum to be compared with (see observeAll). */
+    private static final long TOUCH_SENTINEL = 0x7E57_AB1E_5EED_C0DEL;
     /** The most tables {@link Builder#workerTables} takes. */
     public static final int MAX_WORKER_TABLES = 64;
 
@@ -259,6 +263,57 @@ public final class Hotkeeper implements AutoCloseable {
         long handle = handle();
         long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
+    }
+
+    /**
+     * Records one occurrence of each key of {@code keys}, in order: the same as {@link #observe(long)} on each,
+     * faster when the table does not fit the caches. While it observes one key it has already loaded the bucket
+     * lines of the next {@value #BATCH_LOOKAHEAD}, so their memory latencies overlap instead of adding up.
+     * Threads: any. Progress: lock-free; no allocation.
+     *
+     * @throws NullPointerException  if {@code keys} is null
+     * @throws IllegalStateException if closed
+     */
+    public void observeAll(long[] keys) {
+        observeAll(keys, 0, Objects.requireNonNull(keys, "keys").length);
+    }
+
+    /**
+     * Records one occurrence of each of {@code keys[from, to)}, in order; see {@link #observeAll(long[])}.
+     * Threads: any (the caller keeps the range stable during the call). Progress: lock-free; no allocation.
+     *
+     * @throws NullPointerException      if {@code keys} is null
+     * @throws IndexOutOfBoundsException if the range is outside the array
+     * @throws IllegalStateException     if closed
+     */
+    public void observeAll(long[] keys, int from, int to) {
+        Objects.checkFromToIndex(from, to, Objects.requireNonNull(keys, "keys").length);
+        long handle = handle();
+        long touched = 0;
+        try {
+            BucketTable ahead = tableFor(handle);
+            for (int i = from; i < Math.min(to, from + BATCH_LOOKAHEAD); i++) {
+                touched += ahead.touch(hasher.hash(keys[i]));
+            }
+            for (int i = from; i < to; i++) {
+                if (i + BATCH_LOOKAHEAD < to) {
+                    // Hashing the key twice (here and below) is cheaper than keeping a ring of hashes.
+                    touched += ahead.touch(hasher.hash(keys[i + BATCH_LOOKAHEAD]));
+                }
+                long key = keys[i];
+                long hash = hasher.hash(key);
+                long result = observeOne(hash, handle);
+                if (result > TableLayout.COUNT_MASK) {
+                    afterLong(result, hash, key, handle);
+                }
+            }
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+        if (touched == TOUCH_SENTINEL) {
+            // Never taken in practice; it makes every touch load a used value, so the JIT keeps them.
+            Thread.onSpinWait();
+        }
     }
 
     /**

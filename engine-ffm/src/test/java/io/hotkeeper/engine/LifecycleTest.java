@@ -34,6 +34,12 @@ class LifecycleTest {
             var e = assertThrows(IllegalArgumentException.class, () -> hk.observe(1L, 0));
             assertEquals("weight=0: must be >= 1", e.getMessage());
             assertThrows(IndexOutOfBoundsException.class, () -> hk.observe(new byte[4], 2, 3));
+            assertEquals("keys", assertThrows(NullPointerException.class, () -> hk.observeAll(null)).getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> hk.observeAll(new long[4], 3, 5));
+            assertThrows(IndexOutOfBoundsException.class, () -> hk.observeAll(new long[4], 3, 2));
+            assertThrows(IndexOutOfBoundsException.class, () -> hk.observeAll(new long[4], -1, 2));
+            hk.observeAll(new long[4], 2, 2);
+            assertEquals(0, hk.stats().claims(), "an empty range observes nothing");
         }
     }
 
@@ -82,6 +88,8 @@ class LifecycleTest {
         var e = assertThrows(IllegalStateException.class, () -> hk.observe(1L));
         assertEquals("Hotkeeper is closed", e.getMessage());
         assertThrows(IllegalStateException.class, () -> hk.observe("a"));
+        assertEquals("Hotkeeper is closed",
+                assertThrows(IllegalStateException.class, () -> hk.observeAll(new long[] {1, 2})).getMessage());
         assertThrows(IllegalStateException.class, () -> hk.estimate(1L));
         assertThrows(IllegalStateException.class, hk::stats);
     }

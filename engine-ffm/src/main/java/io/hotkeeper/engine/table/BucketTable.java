@@ -509,6 +509,16 @@ public final class BucketTable {
         return -1;
     }
 
+    /**
+     * Loads the first word of the bucket of {@code hash} and returns it: a caller that observes a batch touches
+     * the buckets of keys a few places ahead, so that their lines are on their way while it works on the
+     * current one. Plain load: the value is only a hint (the caller folds it into a branch that never fires,
+     * which keeps the JIT from dropping the load). Threads: any. Progress: wait-free.
+     */
+    public long touch(long hash) {
+        return (long) SLOT.get(table, bucketOffset(hash));
+    }
+
     /** The slot word at byte offset {@code offset}, volatile load. Threads: any. Progress: wait-free. */
     public long slotVolatile(long offset) {
         return (long) SLOT.getVolatile(table, offset);
