@@ -4,6 +4,7 @@ import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.hash.KeyHasher;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -73,6 +74,7 @@ class CombiningTest {
             assertEquals(a, java.nio.ByteBuffer.wrap(top.key()).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
             assertEquals(3 * THRESHOLD - 1, top.estimate());
             assertEquals(2, hk.topK(2).size());
+            assertEquals(List.of(), hk.topK(0), "no keys asked, none given");
             assertEquals(2 * THRESHOLD + 5, hk.topK(2).get(1).estimate());
         }
     }
@@ -140,6 +142,7 @@ class CombiningTest {
             assertEquals(1000, hk.estimate(new byte[] {1, 2, 3}));
             assertTrue(hk.contains("checkout"));
             assertEquals(2, hk.topK(2).size());
+            assertEquals(List.of(), hk.topK(0), "no keys asked, none given");
             assertTrue(hk.stats().combined() > 1500);
         }
     }

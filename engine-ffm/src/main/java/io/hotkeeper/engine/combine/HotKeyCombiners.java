@@ -30,9 +30,9 @@ import java.util.function.LongFunction;
  * set picked by the hash's high bits) after an observation that left its table count at or above
  * {@code admitFrom}: into an empty entry, else in place of the entry whose count at its last flush was lower, if
  * the newcomer's count is higher (two hot keys of one set both stay; a third takes turns with the weaker). Later
- * observations of it by the same worker only raise the entry's pending count; the one that
- * brings it to {@code flushThreshold} adds all of them to the table with one weighted observation (whose result,
- * flags included, is that observation's result). A displaced key's pending count is added to the table at once.
+ * observations of it by the same worker only raise the entry's pending count; the one that brings it to
+ * {@code flushThreshold} adds all of them to the table with one weighted observation (whose result, flags
+ * included, is that observation's result). A displaced key's pending count is added to the table at once.
  * Weighted observations, keys whose hash is 0, and workers without an exclusive stats stripe are never combined.
  *
  * <h2>Error bound</h2>
@@ -52,9 +52,9 @@ import java.util.function.LongFunction;
  * The owner reads its own entries with plain loads (nobody else writes them). A pending increment is an opaque
  * store (atomic, unordered: an estimator may see any recent pending count); every other entry write is a release
  * store (free on x86), and an entry's state is written before the hash that names it, so an estimator that
- * loads the hash with acquire, then the state, then the hash again, gets a state of that key. Removing a key writes
- * hash 0 before its pending count goes to the table, and a flush zeroes the pending
- * count before its release CAS on the table; estimators read the table (acquire) before the blocks, so a unit is
+ * loads the hash with acquire, then the state, then the hash again, gets a state of that key. Removing a key
+ * writes hash 0 before its pending count goes to the table, and a flush zeroes the pending count before its
+ * release CAS on the table; estimators read the table (acquire) before the blocks, so a unit is
  * never counted both in the table and as pending. A block's reference is published with a release store into
  * the per-worker array and by a volatile write of the estimators' list.
  *

@@ -49,10 +49,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final PendingCounts pendingCounts;
 
     /**
-     * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of {@code capacity}
-     * entries of
-     * keys up to {@code maxKeyBytes}, each allocated by {@code shardAllocator} (bytes -> zeroed segment, 128-byte
-     * aligned) when its worker first promotes a key.
+     * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of
+     * {@code capacity} entries of keys up to {@code maxKeyBytes}, each allocated by {@code shardAllocator}
+     * (bytes -> zeroed segment, 128-byte aligned) when its worker first promotes a key.
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
@@ -308,6 +307,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     public List<HeavyHitter> topK(int n) {
         long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
         int want = (int) Math.min(Math.max(n, 0), slots);
+        if (want == 0) {
+            return new ArrayList<>();
+        }
         int candidates = (int) Math.min(want + 16L, slots);
         for (; ; candidates = (int) Math.min(2L * candidates, slots)) {
             TopCounts top = new TopCounts(candidates);
