@@ -122,14 +122,13 @@ public class PeerBenchmark {
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, STREAM_SEED);
             keys = s.keys();
             switch (method) {
-                case "hotkeeperShared" -> hotkeeper = hotkeeper(false, true, true);
-                case "hotkeeperSharded" -> hotkeeper = hotkeeper(true, true, true);
-                case "hotkeeperSharedNoKeys" -> hotkeeper = hotkeeper(false, false, true);
-                case "hotkeeperShardedNoKeys" -> hotkeeper = hotkeeper(true, false, true);
-                case "hotkeeperSharedUncombined" -> hotkeeper = hotkeeper(false, true, false);
-                case "hotkeeperWorkerTables" -> hotkeeper = Hotkeeper.builder().memoryBytes(memory)
-                        .seed(Workloads.SKETCH_SEED).k(K)
-                        .workerTables(Integer.highestOneBit(2 * params.getThreads() - 1)).build();
+                case "hotkeeperShared" -> hotkeeper = hotkeeper(false, true, true, 1);
+                case "hotkeeperSharded" -> hotkeeper = hotkeeper(true, true, true, 1);
+                case "hotkeeperSharedNoKeys" -> hotkeeper = hotkeeper(false, false, true, 1);
+                case "hotkeeperShardedNoKeys" -> hotkeeper = hotkeeper(true, false, true, 1);
+                case "hotkeeperSharedUncombined" -> hotkeeper = hotkeeper(false, true, false, 1);
+                case "hotkeeperWorkerTables" -> hotkeeper = hotkeeper(false, true, true,
+                        Integer.highestOneBit(2 * params.getThreads() - 1));
                 case "streamSummarySynchronized" -> {
                     boxed = boxed(s.items());
                     summary = new StreamSummary<>(PeerSizing.spaceSavingCapacity(memory));
@@ -157,9 +156,11 @@ public class PeerBenchmark {
             }
         }
 
-        private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining) {
+        /** Worker tables > 1 take the builder's default salt for them (per-worker) unless sharded is asked. */
+        private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining, int workerTables) {
             Hotkeeper.Builder b = Hotkeeper.builder().memoryBytes(memory).seed(Workloads.SKETCH_SEED).k(K)
-                    .keyShards(keyShards).combining(combining ? CombiningMode.AUTO : CombiningMode.OFF);
+                    .keyShards(keyShards).combining(combining ? CombiningMode.AUTO : CombiningMode.OFF)
+                    .workerTables(workerTables);
             if (shardedSalt) {
                 b.shardedSalt();
             }

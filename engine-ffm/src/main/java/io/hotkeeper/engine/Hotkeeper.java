@@ -259,8 +259,12 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(long key) {
+        return observeLong(key, handle());
+    }
+
+    /** One unit of a {@code long} key for the worker of {@code handle}, with the shard work its result asks for. */
+    private long observeLong(long key, long handle) {
         long hash = hasher.hash(key);
-        long handle = handle();
         long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
     }
@@ -291,6 +295,8 @@ public final class Hotkeeper implements AutoCloseable {
         long handle = handle();
         long touched = 0;
         try {
+            // The table at the start of the batch (per-node tables: a thread that migrates mid-batch only touches
+            // lines of its previous node's table; the observations themselves pick the table each time).
             BucketTable ahead = tableFor(handle);
             for (int i = from; i < Math.min(to, from + BATCH_LOOKAHEAD); i++) {
                 touched += ahead.touch(hasher.hash(keys[i]));
@@ -300,12 +306,7 @@ public final class Hotkeeper implements AutoCloseable {
                     // Hashing the key twice (here and below) is cheaper than keeping a ring of hashes.
                     touched += ahead.touch(hasher.hash(keys[i + BATCH_LOOKAHEAD]));
                 }
-                long key = keys[i];
-                long hash = hasher.hash(key);
-                long result = observeOne(hash, handle);
-                if (result > TableLayout.COUNT_MASK) {
-                    afterLong(result, hash, key, handle);
-                }
+                observeLong(keys[i], handle);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -861,7 +862,8 @@ public final class Hotkeeper implements AutoCloseable {
 
         /**
          * Opt-in: {@code tables} bucket tables (a power of two in 2..64), each with the full {@code memoryBytes}, a
-         * worker writing the table of its stats stripe modulo {@code tables}. With as many tables as threads no
+         * worker writing the table of its stats stripe modulo {@code tables}. With as many tables as threads (worker
+         * ids are given lowest-free-first, so threads that start observing together get consecutive ones) no
          * table line is written by two cores (the per-thread sketches of the peers, with the merge built in):
          * observations scale with cores at the price of {@code tables} times the memory and of each table
          * seeing only its workers' share of the stream. {@code estimate} sums the tables and {@code topK} merges

@@ -113,6 +113,8 @@ public final class HotKeyCombiners implements PendingCounts {
         this.allocator = allocator;
         this.blocks = new MemorySegment[workers];
         this.auto = auto;
+        // Plain would do: the instance reaches other threads through Hotkeeper's final field, whose freeze covers
+        // what the constructor wrote; release states the intent.
         ENGAGED.setRelease(this, !auto);
     }
 
