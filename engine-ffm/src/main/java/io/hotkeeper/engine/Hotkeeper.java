@@ -10,6 +10,7 @@ import io.hotkeeper.engine.placement.RegionAllocator;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.shard.ExpelledKeys;
 import io.hotkeeper.engine.shard.KeyShards;
 import io.hotkeeper.engine.shard.PendingCounts;
 import io.hotkeeper.engine.shard.ShardLayout;
@@ -123,6 +124,8 @@ public final class Hotkeeper implements AutoCloseable {
     private final KeyShards shards;
     private final int k;
     private final RegionAllocator regions;
+    /** The expelled-key listener's per-thread delivery queues, shared by every table; null without a listener. */
+    private final ExpelledKeys expelledKeys;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
@@ -131,6 +134,7 @@ public final class Hotkeeper implements AutoCloseable {
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
+        this.expelledKeys = b.listener == null ? null : new ExpelledKeys(b.listener);
         // Worker tables: each worker's draws from its own counter, unless a salt mode was chosen explicitly.
         this.saltMode = b.saltMode != null ? b.saltMode : b.workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
         int processors = Runtime.getRuntime().availableProcessors();
@@ -206,7 +210,7 @@ public final class Hotkeeper implements AutoCloseable {
         int slots = (int) (tableBytes / TableLayout.SLOT_BYTES);
         int capacity = b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
         return new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
-                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, b.maxKeyBytes, b.listener,
+                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, b.maxKeyBytes, expelledKeys,
                         // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
                         // pages already land on the owner's node; other policies place it there explicitly.
                         bytes -> placement.equals(Placement.DEFAULT)
@@ -601,7 +605,11 @@ public final class Hotkeeper implements AutoCloseable {
         }
         try {
             long handle = handle();
-            return combiners.flushCurrent(handle, tableFor(handle));
+            long flushed = combiners.flushCurrent(handle, tableFor(handle));
+            if (shardSets != null) {
+                shardsHere(handle).deliverExpelled();
+            }
+            return flushed;
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -728,11 +736,13 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long afterLong(long result, long hash, long key, long handle) {
         try {
+            KeyShards here = shardsHere(handle);
             if ((result & BucketTable.PROMOTE) != 0) {
-                shardsHere(handle).promoteLong(hash, key, handle);
-            } else {
-                shardsHere(handle).visit(hash);
+                here.promoteLong(hash, key, handle);
+            } else if ((result & BucketTable.VISIT) != 0) {
+                here.visit(hash);
             }
+            delivered(result, here);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -741,15 +751,27 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long handle) {
         try {
+            KeyShards here = shardsHere(handle);
             if ((result & BucketTable.PROMOTE) != 0) {
-                shardsHere(handle).promoteBytes(hash, key, offset, length, handle);
-            } else {
-                shardsHere(handle).visit(hash);
+                here.promoteBytes(hash, key, offset, length, handle);
+            } else if ((result & BucketTable.VISIT) != 0) {
+                here.visit(hash);
             }
+            delivered(result, here);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
         return result & TableLayout.COUNT_MASK;
+    }
+
+    /**
+     * Runs the expelled-key listener for the keys this observation expelled, last: outside the combiner's block
+     * and the shard's busy section, so a listener may call back into this sketch (see ExpelledKeys).
+     */
+    private static void delivered(long result, KeyShards here) {
+        if ((result & BucketTable.EXPELLED) != 0) {
+            here.deliverExpelled();
+        }
     }
 
     /** As afterBytes for an array: the segment view is made only for a promotion (a VISIT allocates nothing). */
@@ -762,11 +784,13 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long afterChars(long result, long hash, CharSequence key, long handle) {
         try {
+            KeyShards here = shardsHere(handle);
             if ((result & BucketTable.PROMOTE) != 0) {
-                shardsHere(handle).promoteChars(hash, key, handle);
-            } else {
-                shardsHere(handle).visit(hash);
+                here.promoteChars(hash, key, handle);
+            } else if ((result & BucketTable.VISIT) != 0) {
+                here.visit(hash);
             }
+            delivered(result, here);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }

@@ -237,10 +237,11 @@ public final class HotKeyCombiners implements PendingCounts {
         } else {
             long base0 = CombinerLayout.base((long) WORD.get(block, set + CombinerLayout.STATE));
             long base1 = CombinerLayout.base((long) WORD.get(block, way1 + CombinerLayout.STATE));
+            // The displaced key's table update may expel a tracked key: keep that flag for the caller.
             if (base0 <= base1 && count > base0) {
-                admit(block, set, held0, hash, count, handle, table);
+                return result | admit(block, set, held0, hash, count, handle, table);
             } else if (base1 < base0 && count > base1) {
-                admit(block, way1, held1, hash, count, handle, table);
+                return result | admit(block, way1, held1, hash, count, handle, table);
             }
         }
         return result;
@@ -264,20 +265,24 @@ public final class HotKeyCombiners implements PendingCounts {
         return result;
     }
 
-    private void admit(MemorySegment block, long offset, long held, long hash, long count, long handle,
+    /** Admits {@code hash} in place of {@code held} (0: an empty way); returns BucketTable.EXPELLED or 0. */
+    private long admit(MemorySegment block, long offset, long held, long hash, long count, long handle,
                        BucketTable table) {
+        long expelled = 0;
         if (held != 0) {
             long pending = CombinerLayout.pending((long) WORD.get(block, offset + CombinerLayout.STATE));
             // Out of estimators' view first, then into the table (never counted twice). The displaced key's
             // flags (a promotion or a visit) are dropped: its next observation through the table reports them.
+            // An expulsion it caused is not dropped: the key is queued, and the caller must deliver it.
             WORD.setRelease(block, offset + CombinerLayout.HASH, 0L);
             if (pending > 0) {
-                table.observe(held, pending, handle);
+                expelled = table.observe(held, pending, handle) & BucketTable.EXPELLED;
                 stats.add(handle, StatsLayout.COMBINED, pending);
             }
         }
         WORD.setRelease(block, offset + CombinerLayout.STATE, CombinerLayout.state(count, 0));
         WORD.setRelease(block, offset + CombinerLayout.HASH, hash);
+        return expelled;
     }
 
     /** The first hot key of a worker without a block: observe through the table, create the block, admit. */

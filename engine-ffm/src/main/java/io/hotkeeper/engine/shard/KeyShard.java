@@ -65,7 +65,17 @@ public final class KeyShard {
 
         /** Untracks the table slot of an entry that is about to be deleted. */
         void evicting(KeyShard shard, int entry, long link);
+
+        /** An entry whose key left the table was reaped: the shard has room again, so the floor may fall. */
+        void roomMade();
     }
+
+    /**
+     * How many unvisited entries heavier than a candidate the SIEVE hand passes before the candidate is turned
+     * away. The hand moves on past each of them, so it never parks on one heavy entry that is no longer observed
+     * (which would turn away every lighter candidate while lighter entries sit elsewhere in the shard).
+     */
+    static final int EVICTION_EXAMINE_LIMIT = 8;
 
     private final int id;
     private final MemorySegment segment;
@@ -164,7 +174,13 @@ public final class KeyShard {
         }
         long base = ShardLayout.entryOffset(entry, entryBytes);
         int stored = (int) Math.min(length, maxKeyBytes);
-        MemorySegment.copy(key, offset, segment, base + ShardLayout.KEY, stored);
+        try {
+            // The caller's segment: its arena may close under us (IllegalStateException), a range may be bad.
+            MemorySegment.copy(key, offset, segment, base + ShardLayout.KEY, stored);
+        } catch (RuntimeException | Error e) {
+            abandon(entry);
+            throw e;
+        }
         return publish(entry, hash, slotOffset, stored, stored < length);
     }
 
@@ -179,7 +195,13 @@ public final class KeyShard {
         }
         long base = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.KEY;
         Utf8Writer writer = new Utf8Writer(segment, base, maxKeyBytes);
-        writer.write(key);
+        try {
+            // User code: charAt may throw, block, or call back into the sketch (docs/shards.md, re-entry).
+            writer.write(key);
+        } catch (RuntimeException | Error e) {
+            abandon(entry);
+            throw e;
+        }
         return publish(entry, hash, slotOffset, writer.written(), writer.truncated());
     }
 
@@ -197,6 +219,16 @@ public final class KeyShard {
         sieveInsert(entry);
         addOwner(ShardLayout.LIVE, 1);
         return ShardLayout.link(id, entry, generation);
+    }
+
+    /**
+     * Returns an entry that {@link #allocate} handed out but that was never published (its key could not be
+     * copied): back on the free list, generation unchanged (no link ever named this generation). Owner only.
+     */
+    private void abandon(int entry) {
+        INT.set(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.SIEVE_NEXT,
+                (int) ownerGet(ShardLayout.FREE_HEAD));
+        ownerSet(ShardLayout.FREE_HEAD, entry);
     }
 
     private int allocate(long candidateCount) {
@@ -300,6 +332,7 @@ public final class KeyShard {
         long state = (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE);
         if ((state & MEMBER) != 0) {
             unlink(entry);
+            evictions.roomMade();
         }
         release(entry);
     }
@@ -317,6 +350,7 @@ public final class KeyShard {
             if ((state & (MEMBER | DEAD)) == (MEMBER | DEAD)) {
                 // Handed over but not popped yet: unlink now; the pop will only drop the pusher's reference.
                 unlink((int) cursor);
+                evictions.roomMade();
             }
         }
         ownerSet(ShardLayout.REAP_CURSOR, cursor);
@@ -360,8 +394,14 @@ public final class KeyShard {
             generation = 1;
         }
         long base = ShardLayout.entryOffset(entry, entryBytes);
-        // Release: a reader that sees the new generation stops trusting the key bytes it copied.
+        // The seqlock writer's side (readKey is the reader's). Release orders what came before (the unlink);
+        // it does not keep LATER stores above it: the next owner's key bytes for the reused entry could become
+        // visible before the new generation on a weakly ordered CPU (aarch64, POWER), and a reader that copied
+        // them and then re-read the old generation would accept another key's bytes. The store-store fence
+        // orders the generation store before every later store of this thread, the key bytes included (x86
+        // keeps stores in order anyway; there the fence costs nothing).
         LONG.setRelease(segment, base + ShardLayout.STATE, (long) generation << ShardLayout.GENERATION_SHIFT);
+        VarHandle.storeStoreFence();
         INT.set(segment, base + ShardLayout.SIEVE_NEXT, (int) ownerGet(ShardLayout.FREE_HEAD));
         ownerSet(ShardLayout.FREE_HEAD, entry);
     }
@@ -415,9 +455,12 @@ public final class KeyShard {
     }
 
     /**
-     * Evicts the SIEVE victim (the first unvisited entry from the hand) if its slot counts less than
-     * {@code candidateCount}; false if there is no victim or the victim is heavier (then the hand stays and the
-     * table is told, so the floor can rise).
+     * Evicts a SIEVE victim for a candidate whose slot counts {@code candidateCount}: the hand walks from where it
+     * stopped towards the newest entry (wrapping to the oldest), clearing VISITED bits, and evicts the first
+     * unvisited entry whose slot counts less than the candidate's. An unvisited entry at least as heavy is passed
+     * (the hand moves on, so a heavy entry that is no longer observed cannot hold it); after
+     * {@link #EVICTION_EXAMINE_LIMIT} of them, or a whole lap and a half, the candidate is turned away and the
+     * table told, so the floor can rise. False if nothing was evicted.
      */
     private boolean sieveEvict(long candidateCount) {
         long live = ownerGet(ShardLayout.LIVE);
@@ -425,27 +468,37 @@ public final class KeyShard {
         if (hand == NONE) {
             hand = (int) ownerGet(ShardLayout.SIEVE_TAIL);
         }
+        int heavier = 0;
         for (long step = 0; hand != NONE && step <= 2 * live + 1; step++) {
             long stateOffset = ShardLayout.entryOffset(hand, entryBytes) + ShardLayout.STATE;
             long state = (long) LONG.getVolatile(segment, stateOffset);
+            int n = newer(hand);
+            int next = n != NONE ? n : (int) ownerGet(ShardLayout.SIEVE_TAIL);
             if ((state & VISITED) != 0) {
+                // Volatile CAS: a foreign visit may set the bit again meanwhile; losing this CAS only keeps it.
                 LONG.compareAndSet(segment, stateOffset, state, state & ~VISITED);
-                int n = newer(hand);
-                hand = n != NONE ? n : (int) ownerGet(ShardLayout.SIEVE_TAIL);
+                hand = next;
                 continue;
             }
             int victim = hand;
             int generation = ShardLayout.generation(state);
             long link = ShardLayout.link(id, victim, generation);
             if (evictions.trackedCount(this, victim, link) >= candidateCount) {
-                ownerSet(ShardLayout.SIEVE_HAND, victim);
-                evictions.rejected(candidateCount);
-                return false;
+                hand = next;
+                if (++heavier >= EVICTION_EXAMINE_LIMIT) {
+                    break;
+                }
+                continue;
             }
-            ownerSet(ShardLayout.SIEVE_HAND, newer(victim));
+            ownerSet(ShardLayout.SIEVE_HAND, next == victim ? NONE : next);
             evictions.evicting(this, victim, link);
             deleteOwn(victim, generation);
             return true;
+        }
+        ownerSet(ShardLayout.SIEVE_HAND, hand);
+        if (heavier > 0) {
+            // Turned away by heavier entries (not by an empty list: every entry may be awaiting its reaping).
+            evictions.rejected(candidateCount);
         }
         return false;
     }

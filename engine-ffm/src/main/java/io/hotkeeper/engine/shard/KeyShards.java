@@ -25,6 +25,14 @@ import java.util.function.LongFunction;
  * segment that ties each table slot to the entry holding its key, and the three protocols between them:
  * promotion (a key's count reaches the floor), foreign deletion (a tracked slot is replaced), and the top-k read.
  *
+ * <p>The link lock. A slot's link word is written only by the thread that holds the slot's
+ * {@link TableLayout#PROMOTING} bit: a promotion takes it with the tracked bit in its claim CAS and an untrack
+ * (SIEVE eviction) takes it before touching the link; each clears it when done. Refreshes keep the bit and a
+ * replacement carries it over to the challenger's word, so while it is set no second claim can start: a tracked
+ * bit seen with it set is the holder's own claim, and a promoter whose claim was lost to a replacement meanwhile
+ * can never overwrite a newer promotion's link (it finds its slot untracked, takes its link back and deletes its
+ * own entry).
+ *
  * <p>Happens-before: the promoter stores the link (volatile) and then re-reads the slot (volatile); the
  * replacing thread CASes the slot (volatile) and then reads the link (volatile). By sequential consistency of
  * volatile accesses at least one of them sees the other, so the entry of a replaced key is always deleted: by
@@ -43,7 +51,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final StatsStripes stats;
     private final int capacity;
     private final int maxKeyBytes;
-    private final ExpelledKeyListener listener;
+    /** Null when no listener was given. */
+    private final ExpelledKeys expelledKeys;
     private final AtomicReferenceArray<KeyShard> shards;
     private final LongFunction<MemorySegment> shardAllocator;
     private final PendingCounts pendingCounts;
@@ -55,7 +64,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
-        this(table, links, stats, capacity, maxKeyBytes, listener, shardAllocator, PendingCounts.NONE);
+        this(table, links, stats, capacity, maxKeyBytes, listener == null ? null : new ExpelledKeys(listener),
+                shardAllocator, PendingCounts.NONE);
     }
 
     /**
@@ -63,7 +73,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * hot-key combiners' counts not yet in the table) and ranks by the sum.
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
-                     int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator,
+                     int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
         if (links.byteSize() != table.byteSize()) {
             throw new IllegalArgumentException("links: size=" + links.byteSize() + ": must equal the table's "
@@ -74,7 +84,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         this.stats = stats;
         this.capacity = capacity;
         this.maxKeyBytes = maxKeyBytes;
-        this.listener = listener;
+        this.expelledKeys = expelledKeys;
         this.shards = new AtomicReferenceArray<>(ShardLayout.MAX_SHARDS);
         this.shardAllocator = shardAllocator;
         this.pendingCounts = pendingCounts;
@@ -99,7 +109,15 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     /**
      * The promotion protocol for one key, given as a {@code long} (both key objects null), a segment range, or
-     * characters: enter the caller's shard, claim the slot's tracked bit, insert, publish the link, re-check.
+     * characters: enter the caller's shard, claim the slot (tracked and promoting bits), insert, store the link,
+     * settle (clear the promoting bit, or undo if the claim was lost).
+     *
+     * <p>Failure: if copying the key throws (a {@code CharSequence} whose {@code charAt} throws, a key segment
+     * whose arena closed), the shard returns the entry to its free list and the claim is undone here before the
+     * exception propagates, so no slot stays tracked without an entry. Re-entry: a {@code charAt} that calls back
+     * into the sketch runs while this shard is busy, so a nested promotion finds it busy and is skipped (counted as
+     * missed; the key's next observation promotes it), and a nested observation of a key in this slot's bucket
+     * cannot claim the slot (the promoting bit) but may replace it, which the settle step detects.
      */
     private void promote(long hash, long statsHandle, long longKey, MemorySegment bytes, long offset, long length,
                          CharSequence chars) {
@@ -107,8 +125,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         if (shard == null) {
             return;
         }
+        long slot = -1;
         try {
-            long slot = claim(hash);
+            slot = claim(hash);
             if (slot < 0) {
                 return;
             }
@@ -116,8 +135,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             long link = bytes != null ? shard.insertBytes(hash, slot, bytes, offset, length, count)
                     : chars != null ? shard.insertChars(hash, slot, chars, count)
                     : shard.insertLong(hash, slot, longKey, count);
-            finish(shard, hash, slot, link, statsHandle);
+            long claimed = slot;
+            slot = -1; // from here on settle() owns the claim
+            settle(shard, claimed, link, statsHandle);
         } finally {
+            if (slot >= 0) {
+                // The key could not be copied (the exception propagates): give the claim back.
+                unclaim(slot);
+            }
             shard.exit();
         }
     }
@@ -159,7 +184,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return shard;
     }
 
-    /** Sets the tracked bit of the slot of {@code hash} if it is untracked and at the floor; its offset or -1. */
+    /**
+     * Claims the slot of {@code hash}: sets its tracked and promoting bits if it holds the key's fingerprint, is
+     * untracked, carries no claim in flight, and counts at least the floor. Returns its offset, or -1 (the key's
+     * next observation at the floor tries again).
+     */
     private long claim(long hash) {
         for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
             long slot = table.findSlot(hash);
@@ -167,49 +196,94 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                 return -1;
             }
             long word = table.slotVolatile(slot);
-            if (TableLayout.tracked(word) || TableLayout.count(word) < table.promotionFloor()
+            if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0
+                    || TableLayout.count(word) < table.promotionFloor()
                     || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
                 return -1;
             }
-            if (table.casSlotVolatile(slot, word, word | TableLayout.TRACKED)) {
+            // Volatile CAS: takes the link lock (see the class comment).
+            if (table.casSlotVolatile(slot, word, word | TableLayout.TRACKED | TableLayout.PROMOTING)) {
                 return slot;
             }
         }
         return -1;
     }
 
-    private void finish(KeyShard shard, long hash, long slot, long link, long statsHandle) {
+    /**
+     * Ends a promotion whose claim on {@code slot} holds the link lock: stores the link and clears the promoting
+     * bit if the claim is intact, else takes the link back, clears the bit and deletes the stale entry.
+     */
+    private void settle(KeyShard shard, long slot, long link, long statsHandle) {
         if (link == 0) {
-            untrack(slot, hash, 0);
+            // The shard turned the key away (full of heavier keys).
+            unclaim(slot);
             stats.add(statsHandle, StatsLayout.PROMOTIONS_MISSED, 1);
             return;
         }
-        // Volatile store, then volatile re-read of the slot: see the class comment.
+        // Volatile store, then volatile re-read of the slot: see the class comment. The store cannot overwrite a
+        // newer promotion's link: we hold the link lock, so no other claim has started on this slot.
         LINK.setVolatile(links, slot, link);
-        long word = table.slotVolatile(slot);
-        if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)
-                || (long) LINK.getVolatile(links, slot) != link) {
-            // The slot went to another key (or another promotion) meanwhile: our entry is stale.
-            shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
-            return;
+        while (true) {
+            long word = table.slotVolatile(slot);
+            if (TableLayout.tracked(word)) {
+                // Our claim is intact (with the promoting bit still set, no one else can have set the tracked bit).
+                if (table.casSlotVolatile(slot, word, word & ~TableLayout.PROMOTING)) {
+                    stats.add(statsHandle, StatsLayout.PROMOTIONS, 1);
+                    return;
+                }
+            } else {
+                // Replaced meanwhile: our entry names a slot that holds another key. The replacer may have read our
+                // link and handed the entry over already; deleteOwn goes through the same gate, so once either way.
+                LINK.compareAndSet(links, slot, link, 0L);
+                if (table.casSlotVolatile(slot, word, word & ~TableLayout.PROMOTING)) {
+                    shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+                    return;
+                }
+            }
+            // The CAS lost to a refresh or a replacement (another thread's progress): read again. Lock-free.
         }
-        stats.add(statsHandle, StatsLayout.PROMOTIONS, 1);
     }
 
-    /** Clears the tracked bit of {@code slot} if it still holds the key of {@code hash} (and, if given, link). */
-    private void untrack(long slot, long hash, long link) {
-        for (int attempt = 0; attempt < 16; attempt++) {
+    /**
+     * Gives back a claim whose link was never stored: clears the tracked bit with the promoting bit if the claim
+     * is intact, else only the promoting bit (a replacement cleared the tracked bit and carried the lock over).
+     */
+    private void unclaim(long slot) {
+        while (true) {
             long word = table.slotVolatile(slot);
-            if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
+            long bits = TableLayout.tracked(word) ? TableLayout.TRACKED | TableLayout.PROMOTING : TableLayout.PROMOTING;
+            if (table.casSlotVolatile(slot, word, word & ~bits)) {
                 return;
             }
-            if (link != 0 && (long) LINK.getVolatile(links, slot) != link) {
-                return;
+        }
+    }
+
+    /**
+     * Untracks {@code slot} if it still links {@code link} (a SIEVE victim's slot): takes the link lock, checks the
+     * link under it, clears the link and the tracked bit, and gives the lock back. Lock-free: each failed CAS is a
+     * refresh or replacement that succeeded.
+     */
+    private void untrack(long slot, long hash, long link) {
+        while (true) {
+            long word = table.slotVolatile(slot);
+            if (!TableLayout.settled(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
+                return; // not tracked, or a claim in flight (then the tracked bit is that claim's, not ours)
             }
-            if (table.casSlotVolatile(slot, word, word & ~TableLayout.TRACKED)) {
-                if (link != 0) {
-                    LINK.compareAndSet(links, slot, link, 0L);
-                }
+            if (table.casSlotVolatile(slot, word, word | TableLayout.PROMOTING)) {
+                break;
+            }
+        }
+        // Under the lock the link cannot change, so this read decides whether the tracked bit is this entry's.
+        boolean ours = (long) LINK.getVolatile(links, slot) == link;
+        if (ours) {
+            LINK.setVolatile(links, slot, 0L);
+        }
+        while (true) {
+            long word = table.slotVolatile(slot);
+            // A replacement meanwhile cleared the tracked bit itself; only the lock is left to give back.
+            long bits = ours && TableLayout.tracked(word) ? TableLayout.TRACKED | TableLayout.PROMOTING
+                    : TableLayout.PROMOTING;
+            if (table.casSlotVolatile(slot, word, word & ~bits)) {
                 return;
             }
         }
@@ -236,6 +310,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     }
 
     @Override
+    public void roomMade() {
+        table.lowerPromotionFloor();
+    }
+
+    @Override
     public void evicting(KeyShard shard, int entry, long link) {
         untrack(shard.recordedSlot(entry), shard.recordedHash(entry), link);
     }
@@ -243,26 +322,39 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     // ------------------------------------------------------------------ deletion
 
     @Override
-    public void replaced(long slotOffset, long oldWord) {
+    public boolean replaced(long slotOffset, long oldWord) {
         // Volatile: see the class comment (pairs with the promoter's volatile link store).
         long link = (long) LINK.getVolatile(links, slotOffset);
         if (link == 0) {
-            return;
+            return false;
         }
         KeyShard shard = shards.get(ShardLayout.linkShard(link));
         if (shard == null) {
-            return;
+            return false;
         }
         int entry = ShardLayout.linkEntry(link);
         if (!shard.markDead(entry, ShardLayout.linkGeneration(link))) {
-            return; // gate closed: another deleter got it, or the owner unlinked it, or a stale link
+            return false; // gate closed: another deleter got it, or the owner unlinked it, or a stale link
         }
         // We hold a reference now: the entry cannot be freed or reused until the owner pops our hand-off.
-        HeavyHitter expelled = listener == null ? null : shard.readHeldKey(entry, TableLayout.count(oldWord));
+        HeavyHitter expelled = expelledKeys == null ? null : shard.readHeldKey(entry, TableLayout.count(oldWord));
         shard.push(entry);
         stats.add(stats.currentHandle(), StatsLayout.HAND_OFFS, 1);
-        if (expelled != null) {
-            listener.expelled(expelled);
+        if (expelled == null) {
+            return false;
+        }
+        // Not the listener itself: we may be inside a combiner's block (see ExpelledKeys).
+        expelledKeys.queue(expelled);
+        return true;
+    }
+
+    /**
+     * Hands the keys this thread expelled to the listener (see {@link ExpelledKeys}); the facade calls it when an
+     * observation's result carries {@link BucketTable#EXPELLED}. Threads: any. Progress: as the listener.
+     */
+    public void deliverExpelled() {
+        if (expelledKeys != null) {
+            expelledKeys.deliver();
         }
     }
 
@@ -429,6 +521,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     /** The table slot word at byte offset {@code slot} (tests, diagnostics). Threads: any. Progress: wait-free. */
     public long slotWord(long slot) {
         return table.slotVolatile(slot);
+    }
+
+    /** The link word of the slot at byte offset {@code slot} (tests, diagnostics). Threads: any. Progress: wait-free. */
+    public long linkOf(long slot) {
+        return (long) LINK.getVolatile(links, slot);
     }
 
     /** The link segment and every shard segment (tests: all must die with the arena). Threads: any. */

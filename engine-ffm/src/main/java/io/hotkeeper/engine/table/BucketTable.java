@@ -62,6 +62,11 @@ public final class BucketTable {
     /** Flag in an {@link #observe} result: a sampled refresh of a tracked slot, to mark its entry visited. */
     public static final long VISIT = 1L << 61;
     /**
+     * Flag in an {@link #observe} result: the observation expelled a tracked key and queued it for the
+     * expelled-key listener, which the caller runs once it has left the sketch's internals.
+     */
+    public static final long EXPELLED = 1L << 60;
+    /**
      * A tracked refresh reports {@link #VISIT} when its count crosses a multiple of {@code 2^VISIT_SAMPLE_BITS}
      * (one refresh in 64 for unit weights; every weighted refresh of 64 or more, such as a combiner's flush).
      */
@@ -405,15 +410,19 @@ public final class BucketTable {
         }
         // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
         // the two sees the other, so a tracked entry is never stranded (Dekker-style, sequentially consistent).
-        if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken))) {
+        // The challenger's word is untracked but keeps a promotion's link lock (PROMOTING) if one is held: only
+        // its holder may clear it, and no new claim may start before it does.
+        if (!SLOT.compareAndSet(table, offset, victim,
+                TableLayout.word(fp, taken) | (victim & TableLayout.PROMOTING))) {
             return -1;
         }
         stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
         stats.add(statsHandle, StatsLayout.REPLACEMENTS, 1);
-        if (TableLayout.tracked(victim) && trackedSlots != null) {
-            trackedSlots.replaced(offset, victim);
+        long expelled = 0;
+        if (TableLayout.tracked(victim) && trackedSlots != null && trackedSlots.replaced(offset, victim)) {
+            expelled = EXPELLED;
         }
-        return promoteIfAtFloor(taken);
+        return promoteIfAtFloor(taken) | expelled;
     }
 
     /**
@@ -478,6 +487,25 @@ public final class BucketTable {
     public long promotionFloor() {
         // Opaque: the freshest value without ordering; a stale floor only delays or repeats a promotion attempt.
         return (long) SLOT.getOpaque(control, FLOOR_OFFSET);
+    }
+
+    /**
+     * Lowers the promotion floor a quarter of the way back to its initial value: a key shard made room (an entry
+     * whose key left the table was reaped), so candidates lighter than the ones turned away before may fit again.
+     * Rejections raise it again ({@link #raisePromotionFloor}), so the floor follows the shards' lightest tracked
+     * counts down as well as up. Threads: any. Progress: lock-free.
+     */
+    public void lowerPromotionFloor() {
+        while (true) {
+            long current = (long) SLOT.getOpaque(control, FLOOR_OFFSET);
+            if (current <= initialFloor) {
+                return;
+            }
+            long lowered = current - Math.max(1, (current - initialFloor) >>> 2);
+            if (SLOT.compareAndSet(control, FLOOR_OFFSET, current, lowered)) {
+                return;
+            }
+        }
     }
 
     /**

@@ -20,11 +20,14 @@ package io.hotkeeper.engine.table;
  *
  * <h2>Slot word (64 bits, read and written only as a whole through VarHandle atomics)</h2>
  * <pre>
- *  63                     41  40  39                                        0
- *  +------------------------+---+-------------------------------------------+
- *  | fingerprint (23 bits)  | T | count (40 bits, saturates at 2^40 - 1)    |
- *  +------------------------+---+-------------------------------------------+
+ *  63                     41  40  39  38                                    0
+ *  +------------------------+---+---+---------------------------------------+
+ *  | fingerprint (23 bits)  | P | T | count (39 bits, saturates at 2^39 - 1)|
+ *  +------------------------+---+---+---------------------------------------+
  *  T (tracked): the slot's key is recorded in a key shard and the link array names the entry.
+ *  P (promoting): a promotion's claim is in flight on this slot, from the CAS that set T until its link is
+ *    stored and checked. Refreshes keep it, a replacement carries it over to the challenger's word, and no
+ *    other claim may start while it is set: while P is set, T can only have been set by that one claim.
  *  A slot is empty iff its count is 0; an empty slot is always the word 0.
  * </pre>
  *
@@ -51,15 +54,21 @@ public final class TableLayout {
     public static final int TABLE_ALIGNMENT = 128;
 
     /** Bits of the count field. */
-    public static final int COUNT_BITS = 40;
+    public static final int COUNT_BITS = 39;
     /** Mask of the count field; also the saturation value of a count. */
     public static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
     /** Largest count a slot can hold; increments stop here instead of wrapping. */
     public static final long MAX_COUNT = COUNT_MASK;
     /** The tracked bit: set while a key shard holds this slot's key (see the link array). */
     public static final long TRACKED = 1L << COUNT_BITS;
+    /**
+     * The promoting bit: set with {@link #TRACKED} by a promotion's claim and cleared by the same promotion once
+     * its link is stored and checked (or its claim lost); carried over by a replacement, so that no second claim
+     * can start on the slot while the first one's link store is still to come.
+     */
+    public static final long PROMOTING = 1L << (COUNT_BITS + 1);
     /** Shift of the fingerprint field within the slot word. */
-    public static final int FINGERPRINT_SHIFT = COUNT_BITS + 1;
+    public static final int FINGERPRINT_SHIFT = COUNT_BITS + 2;
     /** Widest fingerprint. */
     public static final int MAX_FINGERPRINT_BITS = 64 - FINGERPRINT_SHIFT;
     /** Narrowest fingerprint; bounds the bucket count. */
@@ -98,6 +107,16 @@ public final class TableLayout {
     /** Whether the tracked bit is set. */
     public static boolean tracked(long word) {
         return (word & TRACKED) != 0;
+    }
+
+    /** Whether the promoting bit is set (a promotion's claim is in flight). */
+    public static boolean promoting(long word) {
+        return (word & PROMOTING) != 0;
+    }
+
+    /** Whether a tracked slot's link can be trusted: tracked, and no claim in flight. */
+    public static boolean settled(long word) {
+        return (word & (TRACKED | PROMOTING)) == TRACKED;
     }
 
     /** Packs a fingerprint (already masked to its width) and a count in 1..{@link #MAX_COUNT}, untracked. */

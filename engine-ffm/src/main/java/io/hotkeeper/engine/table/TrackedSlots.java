@@ -8,7 +8,8 @@ package io.hotkeeper.engine.table;
 public interface TrackedSlots {
     /**
      * The slot at byte offset {@code slotOffset} held {@code oldWord} (tracked) and now belongs to another key.
-     * Progress: must be wait-free.
+     * Returns true if the expelled key was queued for the expelled-key listener (the table then flags its result
+     * {@link BucketTable#EXPELLED}). Progress: must be wait-free.
      */
-    void replaced(long slotOffset, long oldWord);
+    boolean replaced(long slotOffset, long oldWord);
 }

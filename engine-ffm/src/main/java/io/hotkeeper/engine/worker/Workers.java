@@ -4,14 +4,16 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.ref.Cleaner;
-import java.util.BitSet;
+import java.util.Arrays;
 
 /**
  * Small dense ids for the threads that write per-worker state (stats stripes, key shards).
  *
  * <p>A platform thread gets an <em>exclusive</em> id at its first call: no other live thread holds it, so state
- * indexed by it has a single writer. When the thread dies the id returns to the pool (a {@link Cleaner} watches
- * the per-thread token), and the next new thread reuses it, so ids stay below the peak number of live writers.
+ * indexed by it has a single writer. The id is recorded with its thread, and once that thread has terminated the
+ * next new thread takes it over (the lowest id whose thread is dead, or never used): ids stay below the peak
+ * number of live writers, deterministically, with no garbage collection involved. So do the key shards and
+ * combiner blocks indexed by them: 5,000 threads that live one after another share one id and one shard.
  *
  * <p>A virtual thread is mapped to its <em>carrier</em> where the carrier is visible (the JVM was started with
  * {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}, or the engine module): it shares the carrier's
@@ -30,14 +32,21 @@ public final class Workers {
     public static final int ID_MASK = SHARED_FLAG - 1;
 
     private static final Cleaner CLEANER = Cleaner.create();
-    private static final BitSet TAKEN = new BitSet();
-    private static final ThreadLocal<Token> PLATFORM = ThreadLocal.withInitial(Workers::register);
+    /** Guards {@link #holders}. */
+    private static final Object LOCK = new Object();
+    /**
+     * The holder of each id: the platform thread it belongs to, or, for a carrier's id, a marker object that the
+     * {@link Cleaner} of the carrier's token removes (a carrier is not visible as a Thread from here); null: free.
+     */
+    private static Object[] holders = new Object[64];
+    private static final ThreadLocal<Token> PLATFORM =
+            ThreadLocal.withInitial(() -> register(Thread.currentThread()));
     private static final ThreadLocal<Token> CARRIER = carrierLocal();
 
     private Workers() {
     }
 
-    /** A per-thread token; its id returns to the pool when the thread's map drops it. */
+    /** A per-thread (or per-carrier) token naming the id. */
     private static final class Token {
         final int id;
 
@@ -46,31 +55,57 @@ public final class Workers {
         }
     }
 
-    private record Release(int id) implements Runnable {
+    /** Frees a carrier's id once its token is unreachable, unless the id was taken over since. */
+    private record Release(int id, Object marker) implements Runnable {
         @Override
         public void run() {
-            synchronized (TAKEN) {
-                TAKEN.clear(id);
+            synchronized (LOCK) {
+                if (holders[id] == marker) {
+                    holders[id] = null;
+                }
             }
         }
     }
 
     /*
-     * Hand-over of an id. A dead thread's last writes to its exclusive stats stripe are plain/opaque stores; the
-     * next thread that gets the id continues from them. Its Token is released only after the thread has died and
-     * a GC found the token unreachable (a safepoint: every thread's earlier stores are globally visible by then),
-     * and the release and the next registration go through the same monitor, so the new owner sees the last
-     * values. Nothing whose uniqueness matters relies on this: salt counters are always advanced atomically.
+     * Hand-over of an id. A dead thread's last writes to its exclusive state (stats stripe, key shard, combiner
+     * block) are plain or opaque stores; the next thread that gets the id continues from them. It gets the id only
+     * after Thread.isAlive() returned false for the previous holder, and the final action of a thread
+     * synchronizes-with any action of another thread that detects its termination that way (JLS 17.4.4): every
+     * write of the dead thread happens-before the new holder's first access. That is an edge of our own; no
+     * garbage collection or safepoint is involved. Nothing whose uniqueness matters relies on it anyway: salt
+     * counters are always advanced atomically.
      */
-    private static Token register() {
+    private static Token register(Object holder) {
         int id;
-        synchronized (TAKEN) {
-            id = TAKEN.nextClearBit(0);
-            TAKEN.set(id);
+        synchronized (LOCK) {
+            id = 0;
+            while (id < holders.length && holders[id] != null
+                    && !(holders[id] instanceof Thread t && !t.isAlive())) {
+                id++;
+            }
+            if (id == holders.length) {
+                holders = Arrays.copyOf(holders, 2 * holders.length);
+            }
+            holders[id] = holder;
         }
-        Token token = new Token(id);
-        CLEANER.register(token, new Release(id));
-        return token;
+        return new Token(id);
+    }
+
+    /**
+     * Ids recorded as held, by live threads or by carriers' tokens (diagnostics, tests): at most the peak number
+     * of threads alive at once that asked for one. Threads: any. Progress: blocking (a short lock).
+     */
+    public static int held() {
+        synchronized (LOCK) {
+            int n = 0;
+            for (Object h : holders) {
+                if (h != null && !(h instanceof Thread t && !t.isAlive())) {
+                    n++;
+                }
+            }
+            return n;
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -112,7 +147,9 @@ public final class Workers {
         if (carrier != null) {
             Token token = carrier.get();
             if (token == null) {
-                token = register();
+                Object marker = new Object();
+                token = register(marker);
+                CLEANER.register(token, new Release(token.id, marker));
                 carrier.set(token);
             }
             return token.id | SHARED_FLAG;

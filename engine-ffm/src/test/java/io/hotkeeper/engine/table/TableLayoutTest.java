@@ -31,10 +31,14 @@ class TableLayoutTest {
     void slotWordPacksFingerprintAndCount() {
         long fp = (1L << TableLayout.MAX_FINGERPRINT_BITS) - 1;
         long word = TableLayout.word(fp, TableLayout.MAX_COUNT);
-        assertEquals(-1L, word | TableLayout.TRACKED);
+        assertEquals(-1L, word | TableLayout.TRACKED | TableLayout.PROMOTING);
+        assertEquals(false, TableLayout.promoting(word | TableLayout.TRACKED));
+        assertEquals(true, TableLayout.settled(word | TableLayout.TRACKED));
+        assertEquals(false, TableLayout.settled(word | TableLayout.TRACKED | TableLayout.PROMOTING));
         assertEquals(false, TableLayout.tracked(word));
         assertEquals(true, TableLayout.tracked(word | TableLayout.TRACKED));
-        assertEquals(TableLayout.MAX_COUNT, TableLayout.count(word | TableLayout.TRACKED));
+        assertEquals(TableLayout.MAX_COUNT, TableLayout.count(word | TableLayout.TRACKED | TableLayout.PROMOTING));
+        assertEquals(fp, TableLayout.fingerprint(word | TableLayout.TRACKED | TableLayout.PROMOTING));
         assertEquals(fp, TableLayout.fingerprint(word));
         assertEquals(TableLayout.MAX_COUNT, TableLayout.count(word));
         long w = TableLayout.word(0x123456, 42);
