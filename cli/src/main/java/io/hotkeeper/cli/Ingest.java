@@ -43,13 +43,20 @@ final class Ingest implements AutoCloseable {
         }
     }
 
-    private record Range(MemorySegment segment, long start, long end) {
+    /** Bytes {@code [start, end)} of the mapping {@code segment} of {@code source}. */
+    private record Range(Source source, MemorySegment segment, long start, long end) {
     }
 
     private record Block(byte[] data, int length) {
     }
 
     private static final Block END = new Block(new byte[0], 0);
+
+    /**
+     * Test seam: if set, run once per {@link #run} after every mapped input has been mapped and before any of
+     * them is read, by {@link #cut} or by a worker (tests truncate a file here). Null outside tests.
+     */
+    static volatile Runnable afterMapping;
 
     private final List<Source> sources;
     private final Arena arena = Arena.ofShared();
@@ -126,25 +133,48 @@ final class Ingest implements AutoCloseable {
      * Observes every line of every input with {@code threads} workers.
      *
      * @return the summed counts
-     * @throws UserException if an input fails while it is read
+     * @throws UserException if an input fails while it is read, or a mapped file shrank while it was read
+     *                       ({@link Truncation})
      */
     Tally run(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
             throws InterruptedException {
         Tally total = new Tally();
         List<Range> ranges = new ArrayList<>();
+        List<Range> whole = new ArrayList<>();
         for (Source s : sources) {
             if (s.mapped() && s.size() > 0) {
-                MemorySegment segment;
                 try {
-                    segment = s.channel().map(FileChannel.MapMode.READ_ONLY, 0, s.size(), arena);
+                    whole.add(new Range(s, s.channel().map(FileChannel.MapMode.READ_ONLY, 0, s.size(), arena),
+                            0, s.size()));
                 } catch (IOException | UnsupportedOperationException e) {
                     throw new UserException(s.name() + ": cannot map (" + reason(e) + ")");
                 }
-                cut(segment, threads, ranges);
+            }
+        }
+        Runnable hook = afterMapping;
+        if (hook != null) {
+            hook.run();
+        }
+        for (Range w : whole) {
+            try {
+                cut(w.source(), w.segment(), threads, ranges); // reads the mapping: the file may have shrunk
+            } catch (InternalError e) {
+                throw Truncation.fault(w.source(), sources, e);
             }
         }
         if (!ranges.isEmpty()) {
-            total.add(runRanges(ranges, threads, scanners, progress));
+            try {
+                total.add(runRanges(sources, ranges, threads, scanners, progress));
+            } catch (InternalError e) {
+                // A fault that surfaced in a worker past its catch (see runRanges): no likely file.
+                throw Truncation.fault(null, sources, e);
+            }
+            // Every mapped byte has been read (join): a file shorter now may have been read in part as zeros.
+            for (Source s : sources) {
+                if (s.mapped()) {
+                    Truncation.checkSize(s);
+                }
+            }
         }
         for (Source s : sources) {
             if (!s.mapped()) {
@@ -155,14 +185,14 @@ final class Ingest implements AutoCloseable {
     }
 
     /** Cuts {@code segment} into ranges that start at a line start and end after an LF (or at the end). */
-    static void cut(MemorySegment segment, int threads, List<? super Range> out) {
+    private static void cut(Source source, MemorySegment segment, int threads, List<? super Range> out) {
         long size = segment.byteSize();
         long chunk = Math.clamp((size + threads - 1) / threads, MIN_CHUNK, MAX_CHUNK);
         long start = 0;
         while (start < size) {
             long end = start + chunk >= size ? size
                     : Math.min(size, LineScanner.indexOfNewline(segment, start + chunk - 1, size) + 1);
-            out.add(new Range(segment, start, end));
+            out.add(new Range(source, segment, start, end));
             start = end;
         }
     }
@@ -170,19 +200,32 @@ final class Ingest implements AutoCloseable {
     /** The ranges {@link #cut} makes, as {start, end} pairs (for tests). */
     static List<long[]> cutPoints(MemorySegment segment, int threads) {
         List<Range> ranges = new ArrayList<>();
-        cut(segment, threads, ranges);
+        cut(null, segment, threads, ranges);
         return ranges.stream().map(r -> new long[] {r.start(), r.end()}).toList();
     }
 
-    private static Tally runRanges(List<Range> ranges, int threads, Supplier<LineScanner> scanners,
-                                   Progress progress) throws InterruptedException {
+    private static Tally runRanges(List<Source> sources, List<Range> ranges, int threads,
+                                   Supplier<LineScanner> scanners, Progress progress) throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         Workers workers = new Workers(Math.min(threads, ranges.size()), scanners, scanner -> {
-            for (int i = next.getAndIncrement(); i < ranges.size(); i = next.getAndIncrement()) {
-                Range r = ranges.get(i);
-                scanner.scan(r.segment(), r.start(), r.end());
-                scanner.tally.bytes += r.end() - r.start();
-                progress.advance(r.end() - r.start());
+            Range r = null;
+            try {
+                for (int i = next.getAndIncrement(); i < ranges.size(); i = next.getAndIncrement()) {
+                    r = ranges.get(i);
+                    scanner.scan(r.segment(), r.start(), r.end());
+                    scanner.tally.bytes += r.end() - r.start();
+                    progress.advance(r.end() - r.start());
+                }
+            } catch (InternalError e) {
+                // A mapped page faulted (SIGBUS: its file shrank, or an I/O error), in the scanner or in the
+                // sketch hashing a key from the mapping. From compiled code the error surfaces at a later
+                // safepoint poll, which may already lie past range r: r's file is only the likely one, and
+                // Truncation names whichever file did shrink. No other range is handed out (the run fails):
+                // the volatile set is seen by every later getAndIncrement, so the other workers stop after the
+                // range they hold instead of reading, or faulting on, the rest. The mapping stays valid for
+                // them meanwhile: the arena is closed only by close(), after join.
+                next.set(ranges.size());
+                throw Truncation.fault(r == null ? null : r.source(), sources, e);
             }
         });
         return workers.join();

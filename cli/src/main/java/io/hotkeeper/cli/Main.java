@@ -20,8 +20,8 @@ import java.util.function.Supplier;
 
 /**
  * Entry point of {@code ./hotkeeper}: no arguments runs the demo. Exit codes: 0 done, 1 internal error, 2 bad
- * option, bad value or unreadable input (one message line, never a stack trace; set HOTKEEPER_DEBUG=1 to get
- * the stack trace of an internal error).
+ * option, bad value, or an input unreadable or truncated while read (one message line, never a stack trace; set
+ * HOTKEEPER_DEBUG=1 to get the stack trace of an internal error).
  */
 @Command(name = "hotkeeper", mixinStandardHelpOptions = true, version = "hotkeeper 0.1.0",
         description = "Finds the heavy hitters of a stream with Hotkeeper's concurrent off-heap sketch.",
@@ -31,7 +31,7 @@ public final class Main implements Runnable {
     public static final int OK = 0;
     /** Exit code of an internal error (a bug, or the machine ran out of something). */
     public static final int INTERNAL_ERROR = 1;
-    /** Exit code of a bad option, bad value, or an input that cannot be read. */
+    /** Exit code of a bad option, bad value, or an input that cannot be read or shrank while it was read. */
     public static final int USAGE = 2;
 
     @CommandLine.Spec

@@ -30,7 +30,8 @@ import java.util.function.Supplier;
                 "Reads the FILEs (memory-mapped) or standard input (no FILE, or -)."},
         footer = {"", "Output: --format tsv prints exactly one line per heavy hitter, rank<TAB>key<TAB>estimate; "
                 + "keys are escaped (\\\\ \\t \\n \\r, \\xHH for other control bytes and invalid UTF-8).",
-                "Exit codes: 0 done, 1 internal error, 2 bad option or unreadable input. Details: docs/cli.md."})
+                "Exit codes: 0 done, 1 internal error, 2 bad option, or an input unreadable or truncated while "
+                        + "read. Details: docs/cli.md."})
 final class TopCommand implements Callable<Integer> {
     /** Table bytes when --memory is not given. */
     static final String DEFAULT_MEMORY = "1MiB";
