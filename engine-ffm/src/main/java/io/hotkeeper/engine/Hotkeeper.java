@@ -190,6 +190,7 @@ public final class Hotkeeper implements AutoCloseable {
             this.k = b.k;
         } catch (RuntimeException | Error e) {
             arena.close();
+            regions.arenaClosed();
             throw e;
         }
     }
@@ -652,6 +653,15 @@ public final class Hotkeeper implements AutoCloseable {
         return shards;
     }
 
+    /**
+     * The key shards of every table, in table order: one set, or one per table with per-node or worker tables;
+     * empty when key shards are disabled (diagnostics, integrity checks, tests). Threads: any. Progress:
+     * wait-free.
+     */
+    public List<KeyShards> keyShardSets() {
+        return shardSets == null ? List.of() : List.of(shardSets);
+    }
+
     // ---------------------------------------------------------------- introspection
 
     /** Operation counts summed over all workers. Threads: any. Progress: wait-free. */
@@ -705,6 +715,7 @@ public final class Hotkeeper implements AutoCloseable {
     public void close() {
         if (CLOSED.compareAndSet(this, false, true)) {
             arena.close();
+            regions.arenaClosed();
         }
     }
 

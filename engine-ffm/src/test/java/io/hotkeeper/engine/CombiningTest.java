@@ -2,6 +2,7 @@ package io.hotkeeper.engine;
 
 import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.shard.ShardIntegrity;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -152,10 +153,19 @@ class CombiningTest {
         int n = 2_000_000;
         try (Hotkeeper hk = sketch()) {
             AtomicLong done = new AtomicLong();
+            // Halfway, the writer waits until the reader has read 100 times, so the two always overlap.
+            java.util.concurrent.CountDownLatch overlapped = new java.util.concurrent.CountDownLatch(100);
             Thread writer = Thread.ofPlatform().start(() -> {
                 for (int i = 1; i <= n; i++) {
                     hk.observe(9L);
                     done.setRelease(i);
+                    if (i == n / 2) {
+                        try {
+                            overlapped.await();
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
                 }
             });
             long reads = 0;
@@ -168,10 +178,14 @@ class CombiningTest {
                 assertTrue(estimate <= after + 1, "over-count: " + estimate + " > " + after + " + 1");
                 assertTrue(estimate >= before - THRESHOLD, "under-count beyond the bound: " + estimate + " vs " + before);
                 reads++;
+                if (before > 0) {
+                    overlapped.countDown();
+                }
             }
             writer.join();
+            ShardIntegrity.checkAll(hk.keyShardSets());
             assertEquals(n, hk.estimate(9L));
-            assertTrue(reads > 100, "the reader raced the writer: " + reads + " reads");
+            assertTrue(reads >= 100, "the reader raced the writer: " + reads + " reads");
         }
     }
 
@@ -202,6 +216,7 @@ class CombiningTest {
                 }
             });
             other.join();
+            ShardIntegrity.checkAll(hk.keyShardSets());
             assertEquals(true, hk.info().combiningEngaged());
             for (int i = 0; i < 1000; i++) {
                 hk.observe(5L);

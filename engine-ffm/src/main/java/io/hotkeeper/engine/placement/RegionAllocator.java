@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Allocates Hotkeeper's named native regions ({@code "table"}, {@code "salt"}, {@code "stats"},
@@ -47,6 +48,8 @@ public final class RegionAllocator {
     private final String fallbackReason;
     private final AtomicBoolean fallbackLogged = new AtomicBoolean();
     private final Queue<Region> regions = new ConcurrentLinkedQueue<>();
+    /** Bytes of the regions handed out and not yet reported freed (see {@link NativeBytes}). */
+    private final AtomicLong allocatedBytes = new AtomicLong();
 
     /**
      * An allocator over the system libnuma ({@code Numa.system()}).
@@ -128,7 +131,19 @@ public final class RegionAllocator {
             region = placeWithLibnuma(arena, name, bytes, alignment, placement);
         }
         regions.add(region);
+        allocatedBytes.addAndGet(bytes);
+        NativeBytes.add(bytes);
         return region.segment();
+    }
+
+    /**
+     * Tells the allocator that the arena owning its regions was closed: the bytes of every region allocated so
+     * far leave the process-wide count ({@link NativeBytes}). Call once per arena close, after the close.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public void arenaClosed() {
+        NativeBytes.add(-allocatedBytes.getAndSet(0));
     }
 
     /**

@@ -645,6 +645,32 @@ public final class KeyShard {
         ownerSet(field, ownerGet(field) + delta);
     }
 
+    // ------------------------------------------------------------------ integrity (ShardIntegrity)
+
+    /**
+     * A word of the shard's header (a {@link ShardLayout} owner-region field such as {@link ShardLayout#LIVE},
+     * or {@link ShardLayout#STACK_HEAD}); exact only while the shard is quiescent (integrity checks, tests).
+     * Threads: any. Progress: wait-free.
+     */
+    public long headerWord(long field) {
+        return (long) LONG.getVolatile(segment, field);
+    }
+
+    /** The SIEVE previous (older) link of an entry, or the free list's link while free. See {@link #headerWord}. */
+    public int olderOf(int entry) {
+        return (int) INT.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.SIEVE_PREV);
+    }
+
+    /** The SIEVE next (newer) link of an entry, or the free list's link while free. See {@link #headerWord}. */
+    public int newerOf(int entry) {
+        return (int) INT.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.SIEVE_NEXT);
+    }
+
+    /** The hand-off stack link of an entry (an index, NONE, or NOT_YET). See {@link #headerWord}. */
+    public long handOffNext(int entry) {
+        return (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.NEXT);
+    }
+
     /** A key copied out of a shard, with the hash recorded beside it. */
     public record Key(byte[] bytes, boolean truncated, long hash) {
     }

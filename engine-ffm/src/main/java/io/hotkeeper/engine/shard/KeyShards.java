@@ -579,4 +579,19 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     public int maxKeyBytes() {
         return maxKeyBytes;
     }
+
+    // ------------------------------------------------------------------ integrity (ShardIntegrity)
+
+    /** The table these shards track (integrity checks, tests). Threads: any. Progress: wait-free. */
+    public BucketTable table() {
+        return table;
+    }
+
+    /**
+     * The link word of the slot at byte offset {@code slot} (0 = none; integrity checks, tests). Threads: any.
+     * Progress: wait-free.
+     */
+    public long linkWord(long slot) {
+        return (long) LINK.getVolatile(links, slot);
+    }
 }

@@ -55,14 +55,25 @@ class ShardStressTest {
                     }
                 });
             }
-            // A reader runs topK against the churn the whole time.
+            // A reader runs topK against the churn the whole time: every key it reports must be one of the stream's
+            // (a torn or reused entry would show another), distinct, ranked, and never above all observations.
+            java.util.Set<Long> streamKeys = new java.util.HashSet<>();
+            for (long k : keys) {
+                streamKeys.add(k);
+            }
             AtomicLong reads = new AtomicLong();
             Thread reader = Thread.ofPlatform().start(() -> {
-                while (workers[0].isAlive()) {
-                    for (HeavyHitter h : hk.topK(20)) {
-                        if (h.key().length != 8 || h.estimate() <= 0) {
-                            failure.set(new AssertionError("torn or empty key " + h));
+                while (workers[0].isAlive() && failure.get() == null) {
+                    List<HeavyHitter> top = hk.topK(20);
+                    java.util.Set<Long> seen = new java.util.HashSet<>();
+                    long previous = Long.MAX_VALUE;
+                    for (HeavyHitter h : top) {
+                        if (h.key().length != 8 || h.estimate() <= 0 || h.estimate() > (long) threads * perThread
+                                || !streamKeys.contains(h.keyAsLong()) || !seen.add(h.keyAsLong())
+                                || h.estimate() > previous) {
+                            failure.set(new AssertionError("bad topK entry " + h + " in " + top));
                         }
+                        previous = h.estimate();
                     }
                     reads.incrementAndGet();
                 }
@@ -72,6 +83,8 @@ class ShardStressTest {
             }
             reader.join();
             assertNull(failure.get());
+            assertTrue(reads.get() > 0);
+            ShardIntegrity.checkAll(hk.keyShardSets());
             HotkeeperStats stats = hk.stats();
             assertTrue(capacity < 512 || stats.handOffs() > 1000, "the workload must churn tracked slots: " + stats);
             assertTrue(capacity >= 512 || stats.promotionsMissed() > 0, "full shards must turn candidates away");
@@ -96,9 +109,33 @@ class ShardStressTest {
                     + "maxZombies=%d floor=%d%n", capacity, stats, reads.get(), shards.shardCount(), live, tracked,
                     maxZombies, hk.info().promotionFloor());
             assertTrue(maxZombies <= capacity, "zombies stay below a shard's capacity: " + maxZombies);
-            for (KeyShard s : shards.shards()) {
-                assertTrue(s.live() >= 0 && s.live() <= s.capacity());
+            // Against exact counts of the (deterministic) stream: an estimate counts only observations whose hash
+            // has its slot's bucket and fingerprint, so it is at most their exact total; and the heaviest key
+            // (~1.7% of the stream, over 300x the promotion floor) holds its slot and is reported.
+            io.hotkeeper.engine.hash.KeyHasher hasher = io.hotkeeper.engine.hash.KeyHasher.seeded(17);
+            java.util.Map<Long, Long> exact = new java.util.HashMap<>();
+            java.util.Map<Long, Long> sameSlotKey = new java.util.HashMap<>();
+            long bucketMask = hk.bucketCount() - 1;
+            int fpBits = TableLayout.fingerprintBits(Long.numberOfTrailingZeros(hk.bucketCount()));
+            for (int t = 0; t < threads; t++) {
+                for (int i = 0; i < perThread; i++) {
+                    long key = keys[(i * 7 + t * 104_729) & (keys.length - 1)];
+                    exact.merge(key, 1L, Long::sum);
+                    long h = hasher.hash(key);
+                    long group = h & ((bucketMask + 1) * (1L << fpBits) - 1); // bucket index and fingerprint
+                    sameSlotKey.merge(group, 1L, Long::sum);
+                }
             }
+            List<HeavyHitter> finalTop = hk.topK(20);
+            for (HeavyHitter h : finalTop) {
+                long hash = hasher.hash(h.keyAsLong());
+                long group = hash & ((bucketMask + 1) * (1L << fpBits) - 1);
+                assertTrue(h.estimate() <= sameSlotKey.get(group), h + " above every observation of its slot's "
+                        + "bucket and fingerprint (" + sameSlotKey.get(group) + ")");
+            }
+            long heaviest = exact.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElseThrow().getKey();
+            assertTrue(finalTop.stream().anyMatch(h -> h.keyAsLong() == heaviest),
+                    "the heaviest key " + heaviest + " (" + exact.get(heaviest) + ") is reported: " + finalTop);
         }
     }
 
@@ -111,15 +148,18 @@ class ShardStressTest {
         for (int round = 0; round < 10; round++) {
             Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).shardCapacity(32).build();
             int threads = 4;
+            // Each worker counts down once it has made 10,000 observations: closing then races real work.
             CountDownLatch running = new CountDownLatch(threads);
             AtomicReference<Throwable> unexpected = new AtomicReference<>();
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
                 long seed = t * 1_000_003L;
                 workers[t] = Thread.ofPlatform().start(() -> {
-                    running.countDown();
                     try {
                         for (long k = seed; ; k++) {
+                            if (k == seed + 10_000) {
+                                running.countDown();
+                            }
                             hk.observe("key-" + (k % 5000));
                             if ((k & 1023) == 0) {
                                 hk.topK(10);
@@ -133,7 +173,6 @@ class ShardStressTest {
                 });
             }
             running.await();
-            Thread.sleep(20);
             List<java.lang.foreign.MemorySegment> regions = hk.keyShards().regions();
             hk.close();
             for (Thread w : workers) {

@@ -1,0 +1,387 @@
+package io.hotkeeper.engine.shard;
+
+import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableLayout;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An internal integrity check of one sketch's key shards against its table: the invariants that
+ * docs/shards.md states, checked on the raw state. It is meant for tests, stress runs and the soak.
+ *
+ * <p><b>Valid only at a quiescent point</b>: no thread may be observing, flushing, reaping or closing the
+ * sketch during the call, and every thread that did so before must happen-before it (a join, a latch, a
+ * barrier). Between operations the engine's state is consistent; inside one it is not (a promotion between its
+ * claim and its link, a push between its exchange and its link), so a check that races an observer reports
+ * violations that are not bugs. {@code topK} readers may run: they write nothing.
+ *
+ * <h2>What is checked</h2>
+ * <ul>
+ *   <li>Table to shards: every tracked slot has a non-empty count, is not mid-promotion, and its link names an
+ *       existing shard's entry below that shard's {@code NEXT_UNUSED}, in the link's generation, a MEMBER not
+ *       marked DEAD, whose recorded slot is this slot and whose recorded hash has this slot's fingerprint and
+ *       bucket.</li>
+ *   <li>Shards to table: every live entry (MEMBER, not DEAD) has a recorded slot inside the table that is
+ *       tracked, holds the entry's fingerprint and links back to this very entry (shard, index, generation);
+ *       otherwise the entry must be marked DEAD.</li>
+ *   <li>Counters: {@code LIVE} equals the SIEVE list's length and the number of MEMBER entries;
+ *       {@code NEXT_UNUSED} is within the capacity and bounds every index in any list, link or header field;
+ *       the busy word is free.</li>
+ *   <li>Lists: the free list and the SIEVE list are acyclic (walks bounded by {@code NEXT_UNUSED}) and disjoint;
+ *       every SIEVE entry is a MEMBER whose previous pointer names the entry before it, the tail has none and
+ *       the last entry is the head; the hand is NONE or on the SIEVE list; free entries have no flags and no
+ *       references; the hand-off stack and the parked chain ({@code PENDING}) are empty or acyclic, fully
+ *       linked (no {@code NOT_YET}), and hold DEAD entries only.</li>
+ *   <li>References: each entry's reference count is 1 if it is a MEMBER plus the number of hand-offs of it
+ *       not yet popped; an entry that is neither free, a member nor handed off is reported as leaked.</li>
+ * </ul>
+ *
+ * <p>Threads: any, at a quiescent point (above). Progress: wait-free (bounded by the table's slots and the
+ * shards' entries); allocates its report.
+ */
+public final class ShardIntegrity {
+    /** At most this many violations are described; the rest are counted. */
+    public static final int MAX_REPORTED = 100;
+
+    private final KeyShards keyShards;
+    private final BucketTable table;
+    private final List<String> violations = new ArrayList<>();
+    private long suppressed;
+
+    private ShardIntegrity(KeyShards keyShards) {
+        this.keyShards = keyShards;
+        this.table = keyShards.table();
+    }
+
+    /**
+     * Every violated invariant of {@code keyShards} (empty if none), one line each, at most
+     * {@link #MAX_REPORTED} lines plus one that counts the rest. Threads: any, at a quiescent point.
+     * Progress: wait-free.
+     */
+    public static List<String> violations(KeyShards keyShards) {
+        ShardIntegrity check = new ShardIntegrity(keyShards);
+        check.run();
+        List<String> out = new ArrayList<>(check.violations);
+        if (check.suppressed > 0) {
+            out.add("... and " + check.suppressed + " more violations");
+        }
+        return out;
+    }
+
+    /**
+     * Checks {@code keyShards}; throws if any invariant is violated. Threads: any, at a quiescent point.
+     * Progress: wait-free.
+     *
+     * @throws IllegalStateException listing every violation (see {@link #violations})
+     */
+    public static void check(KeyShards keyShards) {
+        List<String> found = violations(keyShards);
+        if (!found.isEmpty()) {
+            throw new IllegalStateException("key shard integrity: " + found.size() + " violation(s):\n  "
+                    + String.join("\n  ", found));
+        }
+    }
+
+    /** {@link #check} of each key shard set in turn (a sketch with several tables has one per table). */
+    public static void checkAll(List<KeyShards> sets) {
+        List<String> found = new ArrayList<>();
+        for (int i = 0; i < sets.size(); i++) {
+            for (String v : violations(sets.get(i))) {
+                found.add(sets.size() == 1 ? v : "table " + i + ": " + v);
+            }
+        }
+        if (!found.isEmpty()) {
+            throw new IllegalStateException("key shard integrity: " + found.size() + " violation(s):\n  "
+                    + String.join("\n  ", found));
+        }
+    }
+
+    private void violation(String message) {
+        if (violations.size() < MAX_REPORTED) {
+            violations.add(message);
+        } else {
+            suppressed++;
+        }
+    }
+
+    private void run() {
+        Map<Integer, KeyShard> byId = new HashMap<>();
+        for (KeyShard shard : keyShards.shards()) {
+            byId.put(shard.id(), shard);
+            checkShard(shard);
+        }
+        checkTable(byId);
+    }
+
+    /**
+     * Whether a slot word carries a promotion's claim not yet published. This branch's slot word has no such
+     * bit (a claim sets TRACKED directly); once TableLayout has one, this returns
+     * {@code (word & TableLayout.PROMOTING) != 0} and every tracked or untracked slot is checked for it.
+     */
+    private static boolean midPromotion(long word) {
+        return false;
+    }
+
+    // ------------------------------------------------------------------ table -> shards
+
+    private void checkTable(Map<Integer, KeyShard> byId) {
+        long bytes = table.bucketCount() * TableLayout.BUCKET_BYTES;
+        for (long slot = 0; slot < bytes; slot += TableLayout.SLOT_BYTES) {
+            long word = keyShards.slotWord(slot);
+            if (midPromotion(word)) {
+                violation("slot " + slotName(slot) + ": mid-promotion at a quiescent point (word "
+                        + Long.toHexString(word) + ")");
+            }
+            if (!TableLayout.tracked(word)) {
+                continue;
+            }
+            String where = "tracked slot " + slotName(slot) + " (word " + Long.toHexString(word) + ")";
+            if (TableLayout.count(word) == 0) {
+                violation(where + ": tracked with count 0");
+            }
+            long link = keyShards.linkWord(slot);
+            if (link == 0) {
+                violation(where + ": no link");
+                continue;
+            }
+            int id = ShardLayout.linkShard(link);
+            int entry = ShardLayout.linkEntry(link);
+            int generation = ShardLayout.linkGeneration(link);
+            KeyShard shard = byId.get(id);
+            if (shard == null) {
+                violation(where + ": link " + Long.toHexString(link) + " names shard " + id + ", which does not exist");
+                continue;
+            }
+            if (entry >= shard.entriesUsed()) {
+                violation(where + ": link names entry " + entry + " of shard " + id + ", never used (NEXT_UNUSED="
+                        + shard.entriesUsed() + ")");
+                continue;
+            }
+            long state = shard.state(entry);
+            String target = where + ": links shard " + id + " entry " + entry + " generation " + generation
+                    + " (state " + describe(state) + ")";
+            if (ShardLayout.generation(state) != generation) {
+                violation(target + ": the entry is in another generation");
+            } else if ((state & ShardLayout.MEMBER) == 0) {
+                violation(target + ": the entry is not a member");
+            } else if ((state & ShardLayout.DEAD) != 0) {
+                violation(target + ": the entry is marked dead");
+            } else {
+                long recordedSlot = shard.recordedSlot(entry);
+                long hash = shard.recordedHash(entry);
+                if (recordedSlot != slot) {
+                    violation(target + ": the entry records slot " + slotName(recordedSlot));
+                }
+                if (table.fingerprint(hash) != TableLayout.fingerprint(word)) {
+                    violation(target + ": the entry's hash " + Long.toHexString(hash) + " has fingerprint "
+                            + Long.toHexString(table.fingerprint(hash)));
+                }
+                if (table.bucketOffset(hash) != bucketOf(slot)) {
+                    violation(target + ": the entry's hash " + Long.toHexString(hash) + " belongs to bucket "
+                            + (table.bucketOffset(hash) / TableLayout.BUCKET_BYTES));
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ one shard
+
+    private void checkShard(KeyShard shard) {
+        String name = "shard " + shard.id();
+        long busy = shard.headerWord(ShardLayout.BUSY);
+        if (busy != 0) {
+            violation(name + ": busy word is " + busy + " at a quiescent point");
+        }
+        long nextUnused = shard.headerWord(ShardLayout.NEXT_UNUSED);
+        if (nextUnused < 0 || nextUnused > shard.capacity()) {
+            violation(name + ": NEXT_UNUSED=" + nextUnused + " outside 0.." + shard.capacity());
+            return; // every other bound depends on it
+        }
+        int used = (int) nextUnused;
+        for (long field : new long[] {ShardLayout.FREE_HEAD, ShardLayout.SIEVE_HEAD, ShardLayout.SIEVE_TAIL,
+                ShardLayout.SIEVE_HAND, ShardLayout.PENDING, ShardLayout.STACK_HEAD}) {
+            long v = shard.headerWord(field);
+            if (v != ShardLayout.NONE && (v < 0 || v >= used)) {
+                violation(name + ": header field at " + field + " is " + v + ", not NONE nor below NEXT_UNUSED="
+                        + used);
+                return; // walks would leave the shard
+            }
+        }
+        long[] states = new long[used];
+        for (int e = 0; e < used; e++) {
+            states[e] = shard.state(e);
+        }
+        byte[] role = new byte[used]; // 0 none, FREE, SIEVE
+        int[] handed = new int[used];
+
+        walkFree(shard, name, used, states, role);
+        long sieveLength = walkSieve(shard, name, used, states, role);
+        walkHandOffs(shard, name, "hand-off stack", shard.headerWord(ShardLayout.STACK_HEAD), used, states, handed);
+        walkHandOffs(shard, name, "parked chain", shard.headerWord(ShardLayout.PENDING), used, states, handed);
+
+        long hand = shard.headerWord(ShardLayout.SIEVE_HAND);
+        if (hand != ShardLayout.NONE && role[(int) hand] != SIEVE) {
+            violation(name + ": SIEVE hand " + hand + " is not on the SIEVE list");
+        }
+
+        long members = 0;
+        for (int e = 0; e < used; e++) {
+            long state = states[e];
+            boolean member = (state & ShardLayout.MEMBER) != 0;
+            String entry = name + " entry " + e + " (state " + describe(state) + ")";
+            if (member) {
+                members++;
+                if (role[e] != SIEVE) {
+                    violation(entry + ": a member not on the SIEVE list");
+                }
+            } else if (role[e] == SIEVE) {
+                violation(entry + ": on the SIEVE list but not a member");
+            }
+            if (ShardLayout.generation(state) == 0) {
+                violation(entry + ": generation 0 (links could be 0)");
+            }
+            int expected = (member ? 1 : 0) + handed[e];
+            if (ShardLayout.references(state) != expected) {
+                violation(entry + ": " + ShardLayout.references(state) + " references, expected " + expected
+                        + " (member " + member + ", " + handed[e] + " hand-offs waiting)");
+            }
+            if (role[e] != FREE && !member && handed[e] == 0) {
+                violation(entry + ": leaked: neither free, a member, nor handed off");
+            }
+            if (member && (state & ShardLayout.DEAD) == 0) {
+                checkLinkedBack(shard, e, state, entry);
+            }
+        }
+        long live = shard.headerWord(ShardLayout.LIVE);
+        if (live != members || live != sieveLength) {
+            violation(name + ": LIVE=" + live + ", but " + members + " MEMBER entries and a SIEVE list of "
+                    + sieveLength);
+        }
+    }
+
+    private static final byte FREE = 1;
+    private static final byte SIEVE = 2;
+
+    private void walkFree(KeyShard shard, String name, int used, long[] states, byte[] role) {
+        long steps = 0;
+        for (long e = shard.headerWord(ShardLayout.FREE_HEAD); e != ShardLayout.NONE; e = shard.newerOf((int) e)) {
+            if (e < 0 || e >= used) {
+                violation(name + ": free list reaches " + e + ", not below NEXT_UNUSED=" + used);
+                return;
+            }
+            if (role[(int) e] != 0 || ++steps > used) {
+                violation(name + ": free list has a cycle through entry " + e);
+                return;
+            }
+            role[(int) e] = FREE;
+            long state = states[(int) e];
+            if ((state & 0xFFFF_FFFFL) != 0) {
+                violation(name + " entry " + e + ": on the free list with flags or references (state "
+                        + describe(state) + ")");
+            }
+        }
+    }
+
+    /** Walks the SIEVE list from the tail (oldest) to the head; returns its length. */
+    private long walkSieve(KeyShard shard, String name, int used, long[] states, byte[] role) {
+        long tail = shard.headerWord(ShardLayout.SIEVE_TAIL);
+        long head = shard.headerWord(ShardLayout.SIEVE_HEAD);
+        if ((tail == ShardLayout.NONE) != (head == ShardLayout.NONE)) {
+            violation(name + ": SIEVE tail " + tail + " and head " + head + " disagree on emptiness");
+        }
+        long length = 0;
+        long previous = ShardLayout.NONE;
+        for (long e = tail; e != ShardLayout.NONE; e = shard.newerOf((int) e)) {
+            if (e < 0 || e >= used) {
+                violation(name + ": SIEVE list reaches " + e + ", not below NEXT_UNUSED=" + used);
+                return length;
+            }
+            if (role[(int) e] == FREE) {
+                violation(name + ": entry " + e + " is on both the free list and the SIEVE list");
+                return length;
+            }
+            if (role[(int) e] == SIEVE || length >= used) {
+                violation(name + ": SIEVE list has a cycle through entry " + e);
+                return length;
+            }
+            role[(int) e] = SIEVE;
+            length++;
+            int older = shard.olderOf((int) e);
+            if (older != previous) {
+                violation(name + ": SIEVE entry " + e + " has previous " + older + ", but follows " + previous);
+            }
+            previous = e;
+        }
+        if (previous != head) {
+            violation(name + ": SIEVE walk from the tail ends at " + previous + ", but the head is " + head);
+        }
+        return length;
+    }
+
+    private void walkHandOffs(KeyShard shard, String name, String what, long first, int used, long[] states,
+                              int[] handed) {
+        long steps = 0;
+        for (long e = first; e != ShardLayout.NONE; e = shard.handOffNext((int) e)) {
+            if (e == ShardLayout.NOT_YET) {
+                violation(name + ": " + what + " has a link not yet written at a quiescent point");
+                return;
+            }
+            if (e < 0 || e >= used) {
+                violation(name + ": " + what + " reaches " + e + ", not below NEXT_UNUSED=" + used);
+                return;
+            }
+            if (++steps > used) {
+                violation(name + ": " + what + " has a cycle through entry " + e);
+                return;
+            }
+            handed[(int) e]++;
+            if ((states[(int) e] & ShardLayout.DEAD) == 0) {
+                violation(name + " entry " + e + ": on the " + what + " but not marked dead (state "
+                        + describe(states[(int) e]) + ")");
+            }
+        }
+    }
+
+    private void checkLinkedBack(KeyShard shard, int e, long state, String entry) {
+        long slot = shard.recordedSlot(e);
+        long hash = shard.recordedHash(e);
+        if (slot < 0 || slot >= table.byteSize() || slot % TableLayout.SLOT_BYTES != 0) {
+            violation(entry + ": live, but records slot offset " + slot + ", outside the table");
+            return;
+        }
+        long word = keyShards.slotWord(slot);
+        long link = keyShards.linkWord(slot);
+        long own = ShardLayout.link(shard.id(), e, ShardLayout.generation(state));
+        if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)
+                || table.bucketOffset(hash) != bucketOf(slot) || link != own) {
+            violation(entry + ": live and not marked dead, but its slot " + slotName(slot) + " (word "
+                    + Long.toHexString(word) + ", link " + Long.toHexString(link) + ") does not link it back");
+        }
+    }
+
+    private static long bucketOf(long slot) {
+        return slot & ~(TableLayout.BUCKET_BYTES - 1L);
+    }
+
+    private static String slotName(long slot) {
+        return (slot / TableLayout.BUCKET_BYTES) + "/" + ((slot % TableLayout.BUCKET_BYTES) / TableLayout.SLOT_BYTES);
+    }
+
+    private static String describe(long state) {
+        StringBuilder b = new StringBuilder("gen ").append(ShardLayout.generation(state))
+                .append(" refs ").append(ShardLayout.references(state));
+        if ((state & ShardLayout.MEMBER) != 0) {
+            b.append(" MEMBER");
+        }
+        if ((state & ShardLayout.DEAD) != 0) {
+            b.append(" DEAD");
+        }
+        if ((state & ShardLayout.VISITED) != 0) {
+            b.append(" VISITED");
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,112 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.lottery.DecayLottery;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * A plain, single-threaded model of Hotkeeper's algorithm for the differential test: a bucket array of 8 slots
+ * (fingerprint, count, tracked, key) per bucket, and the three phases written as directly as possible.
+ * It uses the engine's own {@link KeyHasher} and {@link DecayLottery} (same seed, same draw key) and a salt
+ * counter 0, 1, 2, ... (the shared salt), so on one thread it should make exactly the engine's decisions.
+ * Not thread-safe.
+ */
+final class SequentialModel {
+    private static final int SLOTS = 8;
+
+    private final KeyHasher hasher;
+    private final DecayLottery lottery;
+    private final int indexBits;
+    private final long bucketMask;
+    private final long fingerprintMask;
+    private final long promotionFloor;
+    private final long[] fingerprint;
+    private final long[] count;
+    private final boolean[] tracked;
+    private final long[] key;
+    private long salt;
+
+    /** A model of a sketch built with {@code memoryBytes}, {@code seed}, {@code decayBase} and the floor. */
+    SequentialModel(long memoryBytes, long seed, double decayBase, long promotionFloor) {
+        this.hasher = KeyHasher.seeded(seed);
+        // The engine's draw key for a seeded sketch (Hotkeeper's constructor).
+        this.lottery = new DecayLottery(decayBase, KeyHasher.splitMix(seed ^ 0x5a17L));
+        long buckets = memoryBytes / 64;
+        this.indexBits = Long.numberOfTrailingZeros(buckets);
+        this.bucketMask = buckets - 1;
+        this.fingerprintMask = (1L << Math.min(23, 32 - indexBits)) - 1;
+        this.promotionFloor = promotionFloor;
+        int slots = (int) (buckets * SLOTS);
+        this.fingerprint = new long[slots];
+        this.count = new long[slots];
+        this.tracked = new boolean[slots];
+        this.key = new long[slots];
+    }
+
+    void observe(long k) {
+        long h = hasher.hash(k);
+        int base = (int) (h & bucketMask) * SLOTS;
+        long fp = (h >>> indexBits) & fingerprintMask;
+        int weakest = -1;
+        for (int s = base; s < base + SLOTS; s++) {
+            if (count[s] == 0) { // phase 2: claim the lowest empty slot
+                fingerprint[s] = fp;
+                count[s] = 1;
+                tracked[s] = false;
+                promoteIfAtFloor(s, k);
+                return;
+            }
+            if (fingerprint[s] == fp) { // phase 1: refresh
+                count[s]++;
+                promoteIfAtFloor(s, k);
+                return;
+            }
+            if (weakest < 0 || count[s] < count[weakest]) {
+                weakest = s;
+            }
+        }
+        // Phase 3: one draw against the weakest occupant; a win decrements it, and at zero the key takes the slot.
+        long draw = lottery.draw(h >>> 32, salt++);
+        if (lottery.wins(draw, count[weakest]) && --count[weakest] == 0) {
+            fingerprint[weakest] = fp;
+            count[weakest] = 1;
+            tracked[weakest] = false;
+            promoteIfAtFloor(weakest, k);
+        }
+    }
+
+    private void promoteIfAtFloor(int s, long k) {
+        if (!tracked[s] && count[s] >= promotionFloor) {
+            tracked[s] = true;
+            key[s] = k;
+        }
+    }
+
+    /** The count of the slot holding {@code k}'s fingerprint in its bucket, else 0. */
+    long estimate(long k) {
+        long h = hasher.hash(k);
+        int base = (int) (h & bucketMask) * SLOTS;
+        long fp = (h >>> indexBits) & fingerprintMask;
+        for (int s = base; s < base + SLOTS && count[s] != 0; s++) {
+            if (fingerprint[s] == fp) {
+                return count[s];
+            }
+        }
+        return 0;
+    }
+
+    /** The {@code n} tracked slots with the highest counts, as (key, count), highest first. */
+    List<long[]> topK(int n) {
+        List<long[]> out = new ArrayList<>();
+        for (int s = 0; s < count.length; s++) {
+            if (tracked[s]) {
+                out.add(new long[] {key[s], count[s]});
+            }
+        }
+        out.sort(Comparator.comparingLong((long[] e) -> e[1]).reversed());
+        return out.size() > n ? out.subList(0, n) : out;
+    }
+}
