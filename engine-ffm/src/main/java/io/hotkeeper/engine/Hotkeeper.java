@@ -1096,15 +1096,16 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         /**
-         * The lottery's decay base b in (1, 1024]: an occupant with count c loses a draw with probability b^-c.
-         * 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's.
+         * The lottery's decay base b in [1.01, 1024]: an occupant with count c loses a draw with probability
+         * b^-c. 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's. Bases other than 2 use a
+         * table of about {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at 1.01); closer
+         * to 1 that table grows without bound ({@link DecayLottery#MIN_BASE}).
+         *
+         * @throws IllegalArgumentException if {@code decayBase} is outside [1.01, 1024] or NaN; the same check as
+         *         {@link DecayLottery#checkBase(double)}
          */
         public Builder decayBase(double decayBase) {
-            if (!(decayBase > DecayLottery.MIN_BASE && decayBase <= DecayLottery.MAX_BASE)) {
-                throw new IllegalArgumentException("decayBase=" + decayBase + ": must be > " + DecayLottery.MIN_BASE
-                        + " and <= " + DecayLottery.MAX_BASE);
-            }
-            this.decayBase = decayBase;
+            this.decayBase = DecayLottery.checkBase(decayBase);
             return this;
         }
 

@@ -21,7 +21,7 @@ class LifecycleTest {
         e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().saltShards(6));
         assertEquals("saltShards=6: must be a power of two in 1..32", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().decayBase(0.9));
-        assertEquals("decayBase=0.9: must be > 1.0 and <= 1024.0", e.getMessage());
+        assertEquals("decayBase=0.9: must be >= 1.01 and <= 1024.0", e.getMessage());
         assertThrows(NullPointerException.class, () -> Hotkeeper.builder().saltMode(null));
     }
 
