@@ -59,10 +59,10 @@ import java.util.Objects;
  *
  * <h2>Concurrency and lifecycle</h2>
  * Every method may be called from any thread, platform or virtual. Observations are lock-free; reads are
- * wait-free. {@link #close()} frees the native memory exactly once; afterwards every method throws
- * {@link IllegalStateException}. Closing while other threads are inside a call is safe: the arena is shared, so
- * the JVM never lets a thread touch freed memory; such a call either completes or throws
- * {@link IllegalStateException}.
+ * wait-free. {@link #close()} frees the native memory exactly once; once it has returned, every public method
+ * except {@code close()} and {@link #isClosed()} throws {@link IllegalStateException} with the message
+ * {@value #CLOSED_MESSAGE}. Closing while other threads are inside a call is safe: the arena is shared, so the
+ * JVM never lets a thread touch freed memory; such a call either completes normally or throws that exception.
  */
 /*
  * References: [1] Gong et al., HeavyKeeper, USENIX ATC 2018 and IEEE/ACM ToN 2019. [2] Yang et al., HeavyGuardian,
@@ -89,6 +89,9 @@ public final class Hotkeeper implements AutoCloseable {
     private static final long TOUCH_SENTINEL = 0x7E57_AB1E_5EED_C0DEL;
     /** The most tables {@link Builder#workerTables} takes. */
     public static final int MAX_WORKER_TABLES = 64;
+
+    /** The message of the {@link IllegalStateException} every call throws once the instance is closed. */
+    public static final String CLOSED_MESSAGE = "Hotkeeper is closed";
 
     private static final VarHandle CLOSED;
 
@@ -497,6 +500,8 @@ public final class Hotkeeper implements AutoCloseable {
         if (n < 0) {
             throw new IllegalArgumentException("n=" + n + ": must be >= 0");
         }
+        // topK(0) and an instance without shards touch no native memory: the arena cannot tell it is closed.
+        ensureOpen();
         try {
             requireShards();
             return multiTable ? mergedTopK(n) : shards.topK(n);
@@ -544,6 +549,8 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     private boolean containsHash(long hash) {
+        // Before any shard exists, contains reads no native memory: the arena cannot tell it is closed.
+        ensureOpen();
         if (multiTable) {
             long estimate = read(hash);
             List<HeavyHitter> top = topK(k);
@@ -574,6 +581,8 @@ public final class Hotkeeper implements AutoCloseable {
      * wait-free (skips a shard busy with another virtual thread of the same carrier).
      */
     public void reap() {
+        // Without key shards, or before the caller has a shard, reap touches no native memory.
+        ensureOpen();
         if (shardSets == null) {
             return;
         }
@@ -596,6 +605,8 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long flush() {
+        // Without combiners, or before the caller has a combiner block, flush touches no native memory.
+        ensureOpen();
         if (combiners == null) {
             return 0;
         }
@@ -609,6 +620,8 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** The sketch's shape. Threads: any. Progress: wait-free. */
     public HotkeeperInfo info() {
+        // Without key shards or combiners, info reads Java fields only.
+        ensureOpen();
         try {
             int shardCount = 0;
             long shardBytes = 0;
@@ -636,11 +649,14 @@ public final class Hotkeeper implements AutoCloseable {
      * on, queried from the kernel. Threads: any. Progress: blocking (a system call per region).
      */
     public PlacementReport placement() {
+        // The report asks the kernel about addresses; it would describe freed regions without complaint.
+        ensureOpen();
         return regions.report();
     }
 
     /** The key shards (diagnostics, tests, benchmarks); null when disabled. Threads: any. Progress: wait-free. */
     public KeyShards keyShards() {
+        ensureOpen();
         return shards;
     }
 
@@ -661,26 +677,31 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** Bytes of the bucket table (of all of them, with per-node tables). Threads: any. Progress: wait-free. */
     public long tableBytes() {
+        ensureOpen();
         return table.byteSize() * tables.length;
     }
 
     /** Number of buckets (8 slots each). Threads: any. Progress: wait-free. */
     public long bucketCount() {
+        ensureOpen();
         return table.bucketCount();
     }
 
     /** How the eviction salt is kept. Threads: any. Progress: wait-free. */
     public SaltMode saltMode() {
+        ensureOpen();
         return saltMode;
     }
 
     /** Number of salt counters (1 when shared). Threads: any. Progress: wait-free. */
     public int saltShards() {
+        ensureOpen();
         return salt.shards();
     }
 
     /** The lottery's decay base. Threads: any. Progress: wait-free. */
     public double decayBase() {
+        ensureOpen();
         return lottery.base();
     }
 
@@ -690,11 +711,15 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /**
-     * Frees the native memory. Idempotent: only the first call frees, later calls return at once.
+     * Frees the native memory. Idempotent: only the first call frees, later calls return at once (possibly
+     * before the first has finished freeing). Once it has returned, every other public method but
+     * {@link #isClosed()} throws {@link IllegalStateException} with the message {@value #CLOSED_MESSAGE}.
      * Threads: any. Progress: blocking (the JVM hands shakes with threads that may be accessing the memory).
      */
     @Override
     public void close() {
+        // Volatile CAS: one closer; the flag is set before the arena closes, so a call that then fails on the
+        // arena's liveness check sees it (closedOr), and so does every later explicit check (ensureOpen).
         if (CLOSED.compareAndSet(this, false, true)) {
             arena.close();
         }
@@ -803,9 +828,27 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
+    /**
+     * The closed exception, for the methods that may touch no native memory (so the arena's liveness check may
+     * never run). A volatile read of {@code closed}: close() sets it before closing the arena, so once close()
+     * has returned every caller sees it. Not on the observe and estimate paths: they always access the arena,
+     * whose own check fails first (see closedOr).
+     */
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(CLOSED_MESSAGE);
+        }
+    }
+
+    /**
+     * The exception to throw for {@code e}, thrown by an access to native memory: the closed exception (with the
+     * arena's exception as its cause) if this instance is closed, else {@code e} itself (e.g. a caller's key
+     * segment whose own arena is closed). A volatile read of {@code closed}, on the failure path only:
+     * close() sets the flag before it closes the arena, so an access that failed on the closed arena sees it.
+     */
     private IllegalStateException closedOr(IllegalStateException e) {
         if (closed) {
-            return new IllegalStateException("Hotkeeper is closed", e);
+            return new IllegalStateException(CLOSED_MESSAGE, e);
         }
         return e;
     }
