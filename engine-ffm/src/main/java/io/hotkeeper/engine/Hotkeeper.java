@@ -60,10 +60,10 @@ import java.util.Objects;
  *
  * <h2>Concurrency and lifecycle</h2>
  * Every method may be called from any thread, platform or virtual. Observations are lock-free; reads are
- * wait-free. {@link #close()} frees the native memory exactly once; afterwards every method throws
- * {@link IllegalStateException}. Closing while other threads are inside a call is safe: the arena is shared, so
- * the JVM never lets a thread touch freed memory; such a call either completes or throws
- * {@link IllegalStateException}.
+ * wait-free. {@link #close()} frees the native memory exactly once; once it has returned, every public method
+ * except {@code close()} and {@link #isClosed()} throws {@link IllegalStateException} with the message
+ * {@value #CLOSED_MESSAGE}. Closing while other threads are inside a call is safe: the arena is shared, so the
+ * JVM never lets a thread touch freed memory; such a call either completes normally or throws that exception.
  */
 /*
  * References: [1] Gong et al., HeavyKeeper, USENIX ATC 2018 and IEEE/ACM ToN 2019. [2] Yang et al., HeavyGuardian,
@@ -90,6 +90,9 @@ public final class Hotkeeper implements AutoCloseable {
     private static final long TOUCH_SENTINEL = 0x7E57_AB1E_5EED_C0DEL;
     /** The most tables {@link Builder#workerTables} takes. */
     public static final int MAX_WORKER_TABLES = 64;
+
+    /** The message of the {@link IllegalStateException} every call throws once the instance is closed. */
+    public static final String CLOSED_MESSAGE = "Hotkeeper is closed";
 
     private static final VarHandle CLOSED;
 
@@ -502,6 +505,8 @@ public final class Hotkeeper implements AutoCloseable {
         if (n < 0) {
             throw new IllegalArgumentException("n=" + n + ": must be >= 0");
         }
+        // topK(0) and an instance without shards touch no native memory: the arena cannot tell it is closed.
+        ensureOpen();
         try {
             requireShards();
             return multiTable ? mergedTopK(n) : shards.topK(n);
@@ -549,6 +554,8 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     private boolean containsHash(long hash) {
+        // Before any shard exists, contains reads no native memory: the arena cannot tell it is closed.
+        ensureOpen();
         if (multiTable) {
             long estimate = read(hash);
             List<HeavyHitter> top = topK(k);
@@ -579,6 +586,8 @@ public final class Hotkeeper implements AutoCloseable {
      * wait-free (skips a shard busy with another virtual thread of the same carrier).
      */
     public void reap() {
+        // Without key shards, or before the caller has a shard, reap touches no native memory.
+        ensureOpen();
         if (shardSets == null) {
             return;
         }
@@ -601,6 +610,8 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long flush() {
+        // Without combiners, or before the caller has a combiner block, flush touches no native memory.
+        ensureOpen();
         if (combiners == null) {
             return 0;
         }
@@ -618,6 +629,8 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** The sketch's shape. Threads: any. Progress: wait-free. */
     public HotkeeperInfo info() {
+        // Without key shards or combiners, info reads Java fields only.
+        ensureOpen();
         try {
             int shardCount = 0;
             long shardBytes = 0;
@@ -645,11 +658,14 @@ public final class Hotkeeper implements AutoCloseable {
      * on, queried from the kernel. Threads: any. Progress: blocking (a system call per region).
      */
     public PlacementReport placement() {
+        // The report asks the kernel about addresses; it would describe freed regions without complaint.
+        ensureOpen();
         return regions.report();
     }
 
     /** The key shards (diagnostics, tests, benchmarks); null when disabled. Threads: any. Progress: wait-free. */
     public KeyShards keyShards() {
+        ensureOpen();
         return shards;
     }
 
@@ -679,26 +695,31 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** Bytes of the bucket table (of all of them, with per-node tables). Threads: any. Progress: wait-free. */
     public long tableBytes() {
+        ensureOpen();
         return table.byteSize() * tables.length;
     }
 
     /** Number of buckets (8 slots each). Threads: any. Progress: wait-free. */
     public long bucketCount() {
+        ensureOpen();
         return table.bucketCount();
     }
 
     /** How the eviction salt is kept. Threads: any. Progress: wait-free. */
     public SaltMode saltMode() {
+        ensureOpen();
         return saltMode;
     }
 
     /** Number of salt counters (1 when shared). Threads: any. Progress: wait-free. */
     public int saltShards() {
+        ensureOpen();
         return salt.shards();
     }
 
     /** The lottery's decay base. Threads: any. Progress: wait-free. */
     public double decayBase() {
+        ensureOpen();
         return lottery.base();
     }
 
@@ -708,11 +729,15 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /**
-     * Frees the native memory. Idempotent: only the first call frees, later calls return at once.
+     * Frees the native memory. Idempotent: only the first call frees, later calls return at once (possibly
+     * before the first has finished freeing). Once it has returned, every other public method but
+     * {@link #isClosed()} throws {@link IllegalStateException} with the message {@value #CLOSED_MESSAGE}.
      * Threads: any. Progress: blocking (the JVM hands shakes with threads that may be accessing the memory).
      */
     @Override
     public void close() {
+        // Volatile CAS: one closer; the flag is set before the arena closes, so a call that then fails on the
+        // arena's liveness check sees it (closedOr), and so does every later explicit check (ensureOpen).
         if (CLOSED.compareAndSet(this, false, true)) {
             arena.close();
             regions.arenaClosed();
@@ -838,9 +863,27 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
+    /**
+     * The closed exception, for the methods that may touch no native memory (so the arena's liveness check may
+     * never run). A volatile read of {@code closed}: close() sets it before closing the arena, so once close()
+     * has returned every caller sees it. Not on the observe and estimate paths: they always access the arena,
+     * whose own check fails first (see closedOr).
+     */
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(CLOSED_MESSAGE);
+        }
+    }
+
+    /**
+     * The exception to throw for {@code e}, thrown by an access to native memory: the closed exception (with the
+     * arena's exception as its cause) if this instance is closed, else {@code e} itself (e.g. a caller's key
+     * segment whose own arena is closed). A volatile read of {@code closed}, on the failure path only:
+     * close() sets the flag before it closes the arena, so an access that failed on the closed arena sees it.
+     */
     private IllegalStateException closedOr(IllegalStateException e) {
         if (closed) {
-            return new IllegalStateException("Hotkeeper is closed", e);
+            return new IllegalStateException(CLOSED_MESSAGE, e);
         }
         return e;
     }
@@ -1131,15 +1174,16 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         /**
-         * The lottery's decay base b in (1, 1024]: an occupant with count c loses a draw with probability b^-c.
-         * 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's.
+         * The lottery's decay base b in [1.01, 1024]: an occupant with count c loses a draw with probability
+         * b^-c. 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's. Bases other than 2 use a
+         * table of about {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at 1.01); closer
+         * to 1 that table grows without bound ({@link DecayLottery#MIN_BASE}).
+         *
+         * @throws IllegalArgumentException if {@code decayBase} is outside [1.01, 1024] or NaN; the same check as
+         *         {@link DecayLottery#checkBase(double)}
          */
         public Builder decayBase(double decayBase) {
-            if (!(decayBase > DecayLottery.MIN_BASE && decayBase <= DecayLottery.MAX_BASE)) {
-                throw new IllegalArgumentException("decayBase=" + decayBase + ": must be > " + DecayLottery.MIN_BASE
-                        + " and <= " + DecayLottery.MAX_BASE);
-            }
-            this.decayBase = decayBase;
+            this.decayBase = DecayLottery.checkBase(decayBase);
             return this;
         }
 

@@ -234,9 +234,13 @@ class CombiningTest {
             hk.observe(1L);
         }
         hk.close();
-        assertThrows(IllegalStateException.class, hk::flush);
-        assertThrows(IllegalStateException.class, () -> hk.observe(1L));
-        assertThrows(IllegalStateException.class, () -> hk.estimate(1L));
+        assertEquals(Hotkeeper.CLOSED_MESSAGE, assertThrows(IllegalStateException.class, hk::flush).getMessage());
+        var e = assertThrows(IllegalStateException.class, () -> hk.observe(1L));
+        assertEquals(Hotkeeper.CLOSED_MESSAGE, e.getMessage());
+        LifecycleTest.assertArenaClosed(e.getCause());
+        e = assertThrows(IllegalStateException.class, () -> hk.estimate(1L));
+        assertEquals(Hotkeeper.CLOSED_MESSAGE, e.getMessage());
+        LifecycleTest.assertArenaClosed(e.getCause());
     }
 
     @Test

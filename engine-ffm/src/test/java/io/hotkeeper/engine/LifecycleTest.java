@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,7 +22,7 @@ class LifecycleTest {
         e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().saltShards(6));
         assertEquals("saltShards=6: must be a power of two in 1..32", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().decayBase(0.9));
-        assertEquals("decayBase=0.9: must be > 1.0 and <= 1024.0", e.getMessage());
+        assertEquals("decayBase=0.9: must be >= 1.01 and <= 1024.0", e.getMessage());
         assertThrows(NullPointerException.class, () -> Hotkeeper.builder().saltMode(null));
     }
 
@@ -85,13 +86,36 @@ class LifecycleTest {
         hk.close();
         hk.close();
         assertTrue(hk.isClosed());
+        // The arena's liveness check fails first on these; the cause is its exception.
         var e = assertThrows(IllegalStateException.class, () -> hk.observe(1L));
         assertEquals("Hotkeeper is closed", e.getMessage());
-        assertThrows(IllegalStateException.class, () -> hk.observe("a"));
-        assertEquals("Hotkeeper is closed",
-                assertThrows(IllegalStateException.class, () -> hk.observeAll(new long[] {1, 2})).getMessage());
-        assertThrows(IllegalStateException.class, () -> hk.estimate(1L));
-        assertThrows(IllegalStateException.class, hk::stats);
+        assertArenaClosed(e.getCause());
+        e = assertThrows(IllegalStateException.class, () -> hk.observe("a"));
+        assertEquals("Hotkeeper is closed", e.getMessage());
+        assertArenaClosed(e.getCause());
+        e = assertThrows(IllegalStateException.class, () -> hk.observeAll(new long[] {1, 2}));
+        assertEquals("Hotkeeper is closed", e.getMessage());
+        assertArenaClosed(e.getCause());
+        e = assertThrows(IllegalStateException.class, () -> hk.estimate(1L));
+        assertEquals("Hotkeeper is closed", e.getMessage());
+        assertArenaClosed(e.getCause());
+        e = assertThrows(IllegalStateException.class, hk::stats);
+        assertEquals("Hotkeeper is closed", e.getMessage());
+        assertArenaClosed(e.getCause());
+        // These may read no native memory: the instance's own check throws, without a cause.
+        e = assertThrows(IllegalStateException.class, () -> hk.topK(0));
+        assertEquals("Hotkeeper is closed", e.getMessage());
+        assertNull(e.getCause());
+        e = assertThrows(IllegalStateException.class, hk::tableBytes);
+        assertEquals("Hotkeeper is closed", e.getMessage());
+        assertNull(e.getCause());
+        // CloseRuleTest checks every public method this way.
+    }
+
+    /** The exception of a closed arena, as the JDK words it. */
+    static void assertArenaClosed(Throwable cause) {
+        assertTrue(cause instanceof IllegalStateException, "cause: " + cause);
+        assertEquals("Already closed", cause.getMessage());
     }
 
     @Test
@@ -113,8 +137,11 @@ class LifecycleTest {
                             hk.observe(k++ & 1023);
                             completed.incrementAndGet();
                         }
-                    } catch (IllegalStateException expected) {
-                        // the instance was closed under us
+                    } catch (IllegalStateException e) {
+                        // The instance was closed under us: only the closed exception may say so.
+                        if (!Hotkeeper.CLOSED_MESSAGE.equals(e.getMessage())) {
+                            unexpected.set(e);
+                        }
                     } catch (Throwable t2) {
                         unexpected.set(t2);
                     }

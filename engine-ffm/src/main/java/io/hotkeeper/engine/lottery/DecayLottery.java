@@ -23,9 +23,15 @@ import io.hotkeeper.engine.hash.KeyHasher;
 public final class DecayLottery {
     /** The reference design's base. */
     public static final double DEFAULT_BASE = 2.0;
-    /** Smallest accepted base (exclusive). */
-    public static final double MIN_BASE = 1.0;
-    /** Largest accepted base. */
+    /**
+     * Smallest accepted base (inclusive). The threshold table has one entry per count c with
+     * {@code b^-c * 2^64 >= 1}, about {@code 44.4 / ln b} of them: 4,459 entries (35 KiB) at 1.01, 577 at the
+     * paper's 1.08. Just above 1 it explodes: 44 million entries (355 MB) at 1.000001, and about 2 * 10^17 at
+     * {@code Math.nextUp(1.0)}, where building it never ends. Bases that close to 1 also stop protecting heavy
+     * keys (at 1.01 a count of 100 still loses a draw with probability 0.37).
+     */
+    public static final double MIN_BASE = 1.01;
+    /** Largest accepted base (inclusive). */
     public static final double MAX_BASE = 1024.0;
 
     private static final double TWO_POW_64 = 0x1p64;
@@ -38,17 +44,32 @@ public final class DecayLottery {
     /**
      * A lottery with base {@code base} whose draws are keyed by {@code drawKey}.
      *
-     * @throws IllegalArgumentException if {@code base} is not in (1, 1024]
+     * @throws IllegalArgumentException if {@code base} is not in [{@value #MIN_BASE}, {@value #MAX_BASE}]
+     *         (see {@link #checkBase(double)})
      */
     public DecayLottery(double base, long drawKey) {
-        if (!(base > MIN_BASE && base <= MAX_BASE)) {
-            throw new IllegalArgumentException("decayBase=" + base + ": must be > " + MIN_BASE + " and <= " + MAX_BASE);
-        }
-        this.base = base;
+        this.base = checkBase(base);
         this.drawKey = drawKey;
         this.thresholds = base == DEFAULT_BASE ? null : thresholds(base);
     }
 
+    /**
+     * The one check of a decay base, shared by this constructor and {@code Hotkeeper.Builder.decayBase}: returns
+     * {@code base} if it is in [{@value #MIN_BASE}, {@value #MAX_BASE}] (NaN is not). Threads: any. Progress:
+     * wait-free.
+     *
+     * @throws IllegalArgumentException naming the value and the range, e.g.
+     *         {@code decayBase=1.000001: must be >= 1.01 and <= 1024.0}
+     */
+    public static double checkBase(double base) {
+        if (!(base >= MIN_BASE && base <= MAX_BASE)) {
+            throw new IllegalArgumentException("decayBase=" + base + ": must be >= " + MIN_BASE + " and <= "
+                    + MAX_BASE);
+        }
+        return base;
+    }
+
+    /** At most 4,459 entries (base {@value #MIN_BASE}); see {@link #MIN_BASE}. */
     private static long[] thresholds(double base) {
         int n = 1;
         while (Math.pow(base, -n) * TWO_POW_64 >= 1.0) {

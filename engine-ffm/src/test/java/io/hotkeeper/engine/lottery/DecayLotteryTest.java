@@ -4,12 +4,16 @@ import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.hotkeeper.engine.Hotkeeper;
 import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
 
 import java.lang.foreign.Arena;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DecayLotteryTest {
@@ -79,7 +83,48 @@ class DecayLotteryTest {
     @Test
     void badBasesAreRejectedByName() {
         var e = assertThrows(IllegalArgumentException.class, () -> new DecayLottery(1.0, 0));
-        assertEquals("decayBase=1.0: must be > 1.0 and <= 1024.0", e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new DecayLottery(Double.NaN, 0));
+        assertEquals("decayBase=1.0: must be >= 1.01 and <= 1024.0", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new DecayLottery(Double.NaN, 0));
+        assertEquals("decayBase=NaN: must be >= 1.01 and <= 1024.0", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new DecayLottery(Math.nextUp(1024.0), 0));
+        assertEquals("decayBase=" + Math.nextUp(1024.0) + ": must be >= 1.01 and <= 1024.0", e.getMessage());
+    }
+
+    /**
+     * Bases just above 1 used to hang (Math.nextUp(1.0): a threshold table of ~2 * 10^17 entries) or allocate
+     * hundreds of MB (1.000001: 44 million entries): now they fail at once, in the lottery and in the builder
+     * alike (one shared check).
+     */
+    @Test
+    void basesJustAboveOneFailFastWithTheRange() {
+        for (double base : new double[] {Math.nextUp(1.0), 1.000001, 1.001, Math.nextDown(DecayLottery.MIN_BASE)}) {
+            String expected = "decayBase=" + base + ": must be >= 1.01 and <= 1024.0";
+            var e = assertTimeoutPreemptively(Duration.ofSeconds(1),
+                    () -> assertThrows(IllegalArgumentException.class, () -> new DecayLottery(base, 0)));
+            assertEquals(expected, e.getMessage());
+            e = assertTimeoutPreemptively(Duration.ofSeconds(1),
+                    () -> assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().decayBase(base)));
+            assertEquals(expected, e.getMessage());
+        }
+    }
+
+    /** The boundaries, the paper's 1.08 and the default build quickly with a small table; 1.01 still decays. */
+    @Test
+    void boundaryBasesBuildQuickly() {
+        for (double base : new double[] {DecayLottery.MIN_BASE, 1.08, DecayLottery.DEFAULT_BASE,
+                DecayLottery.MAX_BASE}) {
+            assertTimeoutPreemptively(Duration.ofSeconds(2), () -> {
+                try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).decayBase(base).build()) {
+                    assertEquals(base, hk.decayBase());
+                    hk.observe(1L);
+                    assertEquals(1, hk.estimate(1L));
+                }
+            }, "base " + base);
+        }
+        DecayLottery lowest = new DecayLottery(DecayLottery.MIN_BASE, 5);
+        // The table's last entry: 1.01^-c * 2^64 >= 1 up to c = 4458; past it a count never loses.
+        assertTrue(lowest.winProbability(4458) > 0, "last table entry");
+        assertEquals(0.0, lowest.winProbability(4459));
+        assertEquals(Math.pow(1.01, -100), lowest.winProbability(100), 1e-15);
     }
 }

@@ -30,8 +30,8 @@ class PlacementLifetimeTest {
         }
         assertEquals(0, numa.liveAllocations(), "numa_free ran once per region");
         assertEquals(0, numa.liveBytes());
-        assertThrows(IllegalStateException.class, () -> table.get(ValueLayout.JAVA_LONG, 0));
-        assertThrows(IllegalStateException.class, () -> salt.set(ValueLayout.JAVA_LONG, 0, 1L));
+        assertClosedArena(assertThrows(IllegalStateException.class, () -> table.get(ValueLayout.JAVA_LONG, 0)));
+        assertClosedArena(assertThrows(IllegalStateException.class, () -> salt.set(ValueLayout.JAVA_LONG, 0, 1L)));
 
         for (RegionPlacement r : allocator.report().regions()) {
             assertFalse(r.placementKnown(), r.name());
@@ -47,9 +47,9 @@ class PlacementLifetimeTest {
         MemorySegment table = allocator.allocate(arena, "table", 8192, 128, Placement.LOCAL);
         table.set(ValueLayout.JAVA_BYTE, 8191, (byte) 7);
         arena.close();
-        assertThrows(IllegalStateException.class, () -> table.get(ValueLayout.JAVA_BYTE, 8191));
-        assertThrows(IllegalStateException.class,
-                () -> allocator.allocate(arena, "late", 128, 128, Placement.LOCAL));
+        assertClosedArena(assertThrows(IllegalStateException.class, () -> table.get(ValueLayout.JAVA_BYTE, 8191)));
+        assertClosedArena(assertThrows(IllegalStateException.class,
+                () -> allocator.allocate(arena, "late", 128, 128, Placement.LOCAL)));
     }
 
     @Test
@@ -58,9 +58,14 @@ class PlacementLifetimeTest {
         RegionAllocator allocator = new RegionAllocator(numa, new RecordingLogger(), true);
         Arena arena = Arena.ofShared();
         arena.close();
-        assertThrows(IllegalStateException.class,
-                () -> allocator.allocate(arena, "table", 4096, 128, Placement.node(0)));
+        assertClosedArena(assertThrows(IllegalStateException.class,
+                () -> allocator.allocate(arena, "table", 4096, 128, Placement.node(0))));
         assertEquals(0, numa.liveAllocations());
         assertEquals(0, allocator.report().regions().size());
+    }
+
+    /** The closed arena's own exception (JDK wording), not some other IllegalStateException. */
+    private static void assertClosedArena(IllegalStateException e) {
+        assertEquals("Already closed", e.getMessage());
     }
 }

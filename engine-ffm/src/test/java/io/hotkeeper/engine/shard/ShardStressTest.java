@@ -166,7 +166,10 @@ class ShardStressTest {
                             }
                         }
                     } catch (IllegalStateException closed) {
-                        // expected once the instance is closed
+                        // Expected once the instance is closed, and only with the closed message.
+                        if (!Hotkeeper.CLOSED_MESSAGE.equals(closed.getMessage())) {
+                            unexpected.set(closed);
+                        }
                     } catch (Throwable e) {
                         unexpected.set(e);
                     }
