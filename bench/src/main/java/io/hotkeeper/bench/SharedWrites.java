@@ -41,7 +41,7 @@ public final class SharedWrites {
     }
 
     private static void row(String stream, long[] keys, int threads, CombiningMode mode) throws InterruptedException {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(Workloads.SKETCH_SEED).combining(mode)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(Workloads.SKETCH_SEED).combining(mode)
                 .build()) {
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {

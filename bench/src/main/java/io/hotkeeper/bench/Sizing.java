@@ -44,7 +44,7 @@ public final class Sizing {
             long[] counts = exact.values().stream().mapToLong(Long::longValue).sorted().toArray();
             long kth = counts[counts.length - K];
             for (long memory : new long[] {4096, 16384, 65536, 262144, 1 << 20}) {
-                try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(memory).seed(7).build()) {
+                try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(memory).seed(7).build()) {
                     for (long key : stream) {
                         hk.observe(key);
                     }

@@ -49,7 +49,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "need --keys >= 1, --distinct >= 1, "
                     + "1 <= --k <= min(100000, --distinct), --top >= 0, 0 <= --zipf <= 10");
         }
-        Hotkeeper.Builder builder = Hotkeeper.builder().k(Math.max(k, top)).seed(seed);
+        Hotkeeper.Builder builder = Hotkeeper.builder().recordStats().k(Math.max(k, top)).seed(seed);
         try {
             builder.memoryBytes(memory);
         } catch (IllegalArgumentException e) {

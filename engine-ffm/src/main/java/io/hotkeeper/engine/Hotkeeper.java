@@ -127,6 +127,12 @@ public final class Hotkeeper implements AutoCloseable {
     private final KeyShards shards;
     private final int k;
     private final RegionAllocator regions;
+    /**
+     * Whether an observation needs the caller's worker handle: stats on, per-worker salt, approximate counting
+     * (its coins) or worker tables. Otherwise observations skip the lookup; promotion and engaged combining
+     * look the worker up themselves.
+     */
+    private final boolean lookupOnObserve;
     /** The expelled-key listener's per-thread delivery queues, shared by every table; null without a listener. */
     private final ExpelledKeys expelledKeys;
     @SuppressWarnings("unused") // accessed through CLOSED
@@ -158,7 +164,8 @@ public final class Hotkeeper implements AutoCloseable {
                         SaltLayout.ALIGNMENT, placement), saltShards);
             }
             this.stats = new StatsStripes(regions.allocate(arena, "stats",
-                    StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared);
+                    StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared,
+                    b.recordStats);
             // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
             // Worker tables: a worker's table is its own already, so AUTO never engages there.
             boolean combine = b.combining == CombiningMode.ON
@@ -191,6 +198,8 @@ public final class Hotkeeper implements AutoCloseable {
             this.workerTableMask = b.workerTables > 1 ? b.workerTables - 1 : -1;
             this.nodeIndex = count == 1 || b.workerTables > 1 ? null : b.nodeIndex(nodeIds);
             this.k = b.k;
+            this.lookupOnObserve = b.recordStats || saltMode == SaltMode.PER_WORKER || b.approximateBits != 0
+                    || workerTableMask >= 0;
         } catch (RuntimeException | Error e) {
             arena.close();
             regions.arenaClosed();
@@ -267,7 +276,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(long key) {
-        return observeLong(key, handle());
+        return observeLong(key, observeHandle());
     }
 
     /** One unit of a {@code long} key for the worker of {@code handle}, with the shard work its result asks for. */
@@ -300,7 +309,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public void observeAll(long[] keys, int from, int to) {
         Objects.checkFromToIndex(from, to, Objects.requireNonNull(keys, "keys").length);
-        long handle = handle();
+        long handle = observeHandle();
         long touched = 0;
         try {
             // The table at the start of the batch (per-node tables: a thread that migrates mid-batch only touches
@@ -334,7 +343,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public long observe(long key, long weight) {
         long hash = hasher.hash(key);
-        long handle = handle();
+        long handle = observeHandle();
         long result = update(hash, checkWeight(weight), handle);
         return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
     }
@@ -358,7 +367,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public long observe(byte[] key, long weight) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"));
-        long handle = handle();
+        long handle = observeHandle();
         long result = update(hash, checkWeight(weight), handle);
         return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, 0, key.length, handle);
     }
@@ -372,7 +381,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public long observe(byte[] key, int offset, int length) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long handle = handle();
+        long handle = observeHandle();
         long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, offset, length, handle);
     }
@@ -386,7 +395,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public long observe(CharSequence key) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"));
-        long handle = handle();
+        long handle = observeHandle();
         long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
     }
@@ -399,7 +408,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public long observe(CharSequence key, long weight) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"));
-        long handle = handle();
+        long handle = observeHandle();
         long result = update(hash, checkWeight(weight), handle);
         return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
     }
@@ -423,7 +432,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public long observe(MemorySegment key, long offset, long length) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long handle = handle();
+        long handle = observeHandle();
         long result = observeOne(hash, handle);
         return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
     }
@@ -438,7 +447,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public long observe(MemorySegment key, long offset, long length, long weight) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long handle = handle();
+        long handle = observeHandle();
         long result = update(hash, checkWeight(weight), handle);
         return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
     }
@@ -675,6 +684,7 @@ public final class Hotkeeper implements AutoCloseable {
      * wait-free.
      */
     public List<KeyShards> keyShardSets() {
+        ensureOpen();
         return shardSets == null ? List.of() : List.of(shardSets);
     }
 
@@ -748,6 +758,11 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long handle() {
         return stats.currentHandle();
+    }
+
+    /** The handle an observation carries: the caller's, or {@link StatsStripes#NO_HANDLE} when nothing needs it. */
+    private long observeHandle() {
+        return lookupOnObserve ? stats.currentHandle() : StatsStripes.NO_HANDLE;
     }
 
     /** One unit: through the caller's hot-key combiner when combining is on. */
@@ -920,6 +935,7 @@ public final class Hotkeeper implements AutoCloseable {
         private int flushThreshold = DEFAULT_FLUSH_THRESHOLD;
         private boolean perNodeTables;
         private int workerTables = 1;
+        private boolean recordStats;
         private int[] forcedNodes;
         private java.util.function.IntSupplier forcedNodeIndex;
 
@@ -999,6 +1015,18 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         /**
+         * Turns on the operation counters of {@link Hotkeeper#stats()}: refreshes, claims, lottery draws and wins,
+         * replacements, promotions, hand-offs, combined units. They live in per-worker stripes (no shared counter),
+         * but every observation then writes its stripe and looks its worker up; off, the observation path touches
+         * no counter at all and {@code stats()} reports zeros. Off by default, like Caffeine's {@code recordStats()}
+         * (docs/performance.md gives the cost).
+         */
+        public Builder recordStats() {
+            this.recordStats = true;
+            return this;
+        }
+
+        /**
          * Per-worker combining of hot keys. Each worker keeps, in a block of native memory only it writes
          * ({@code 128 + 16 * entries} bytes, created at its first hot key), the keys it observes most whose table
          * count reached {@code 2 * flushThreshold}; their repeat observations raise a pending count there instead
@@ -1006,7 +1034,7 @@ public final class Hotkeeper implements AutoCloseable {
          * weighted update. With several threads on skewed streams this takes most observations off the shared
          * table lines, which other cores would otherwise keep pulling away (docs/performance.md).
          *
-         * <p>{@link CombiningMode#AUTO} (the default) engages once a second worker has seen a hot key;
+         * <p>{@link CombiningMode#AUTO} (the default) engages once a second thread has seen a hot key;
          * {@link CombiningMode#ON} from the start; {@link CombiningMode#OFF} never.
          *
          * <p>Bound: {@code estimate} and {@code topK} add every worker's pending counts to the table's, so once

@@ -19,7 +19,7 @@ class CombiningTest {
     private static final int THRESHOLD = 16;
 
     private static Hotkeeper sketch() {
-        return Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).combining(CombiningMode.ON).combiner(ENTRIES, THRESHOLD).build();
+        return Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).combining(CombiningMode.ON).combiner(ENTRIES, THRESHOLD).build();
     }
 
     @Test
@@ -120,7 +120,7 @@ class CombiningTest {
 
     @Test
     void withCombiningOffEveryObservationWritesTheTable() {
-        try (Hotkeeper hk = Hotkeeper.builder().seed(SEED).combining(CombiningMode.OFF).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().seed(SEED).combining(CombiningMode.OFF).build()) {
             for (int i = 0; i < 500; i++) {
                 hk.observe(7L);
             }
@@ -192,24 +192,24 @@ class CombiningTest {
     @Test
     void invalidCombinerSizesNameTheParameter() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().combiner(100, 64));
+                () -> Hotkeeper.builder().recordStats().combiner(100, 64));
         assertEquals("combinerEntries=100: must be a power of two in 16..65536", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combiner(256, 1));
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().combiner(256, 1));
         assertEquals("flushThreshold=1: must be >= 2 and <= 32768", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().combiner(8, 64));
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().combiner(8, 64));
         assertTrue(e.getMessage().startsWith("combinerEntries=8"));
     }
 
     @Test
     void autoModeLeavesALoneThreadOnTheTableAndEngagesWithASecondOne() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).combiner(ENTRIES, THRESHOLD).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).combiner(ENTRIES, THRESHOLD).build()) {
             assertEquals(CombiningMode.AUTO, hk.info().combining());
             for (int i = 0; i < 1000; i++) {
                 hk.observe(5L);
             }
             assertEquals(0, hk.stats().combined(), "one worker: nothing combined");
             assertEquals(false, hk.info().combiningEngaged());
-            assertEquals(1, hk.info().combiners(), "its block exists, so a second worker can be noticed");
+            assertEquals(0, hk.info().combiners(), "a lone thread creates no block (the second is noticed by identity)");
             Thread other = Thread.ofPlatform().start(() -> {
                 for (int i = 0; i < 1000; i++) {
                     hk.observe(6L);

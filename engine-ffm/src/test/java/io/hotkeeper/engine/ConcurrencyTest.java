@@ -18,7 +18,7 @@ class ConcurrencyTest {
         int keys = 8; // fits in one bucket of a big table only by chance; use a table with room for all
         int perThread = 500_000;
         // Combining off: every observation must reach the table, so the phase counters add up exactly.
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(CombiningMode.OFF).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(3).combining(CombiningMode.OFF).build()) {
             observeTogether(hk, threads, perThread, keys);
             ShardIntegrity.checkAll(hk.keyShardSets());
             long total = 0;
@@ -37,7 +37,7 @@ class ConcurrencyTest {
     @Test
     void virtualThreadsShareCarrierStripesAndCountExactly() throws Exception {
         int tasks = 20_000;
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(CombiningMode.OFF).build();
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).combining(CombiningMode.OFF).build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < tasks; i++) {
                 executor.submit(() -> {
@@ -61,7 +61,7 @@ class ConcurrencyTest {
     void virtualThreadsCombineThroughTheirCarriersBlocksAndCountExactly() throws Exception {
         int tasks = 20_000;
         int threshold = 16;
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).combining(CombiningMode.ON).combiner(64, threshold)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).combining(CombiningMode.ON).combiner(64, threshold)
                 .build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < tasks; i++) {
@@ -96,13 +96,17 @@ class ConcurrencyTest {
         int threads = 4;
         int keys = 8;
         int perThread = 500_000;
-        int warmUp = 1_000;
+        int warmUp = 1_024; // two halves of 512: a multiple of the 8 keys
         int threshold = 8;
         // 256 entries (128 sets): with this seed no three of the 8 keys share a set, so each worker can hold them all.
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(3).combining(CombiningMode.AUTO)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(3).combining(CombiningMode.AUTO)
                 .combiner(256, threshold).build()) {
-            // Warm-up: every worker observes the keys until its block exists; AUTO engages with the second block.
-            observeTogether(hk, threads, warmUp, keys);
+            // Warm-up: AUTO engages when a second thread observes a hot key; the second half then creates every
+            // worker's block. The workers of both halves stay alive until all are done, so they hold distinct ids,
+            // and the next round's threads take the same ids over (lowest free first), blocks included.
+            observeTogether(hk, threads, warmUp / 2, keys);
+            assertTrue(hk.info().combiningEngaged());
+            observeTogether(hk, threads, warmUp / 2, keys);
             assertEquals(threads, hk.info().combiners());
             assertTrue(hk.info().combiningEngaged());
             long combinedBefore = hk.stats().combined();
@@ -124,6 +128,7 @@ class ConcurrencyTest {
     /** {@code threads} platform threads, released together, each observing keys {@code i % keys} for i < perThread. */
     private static void observeTogether(Hotkeeper hk, int threads, int perThread, int keys) throws InterruptedException {
         CyclicBarrier start = new CyclicBarrier(threads);
+        CyclicBarrier end = new CyclicBarrier(threads);
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             workers[t] = Thread.ofPlatform().start(() -> {
@@ -134,6 +139,11 @@ class ConcurrencyTest {
                 }
                 for (int i = 0; i < perThread; i++) {
                     hk.observe((long) (i % keys));
+                }
+                try {
+                    end.await(); // alive until all are done: no worker inherits another's id mid-round
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
                 }
             });
         }

@@ -38,7 +38,7 @@ class DifferentialTest {
         long seed = 41;
         long[] stream = new ZipfKeys(items, exponent).keys(1_000_000, 7);
         SequentialModel model = new SequentialModel(MEMORY, seed, base, FLOOR);
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(seed).decayBase(base)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(seed).decayBase(base)
                 .combining(CombiningMode.OFF).promotionFloor(FLOOR).shardCapacity((int) (MEMORY / 8)).build()) {
             for (long key : stream) {
                 hk.observe(key);

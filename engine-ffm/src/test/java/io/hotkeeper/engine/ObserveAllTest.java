@@ -16,8 +16,8 @@ class ObserveAllTest {
         long[] stream = Streams.zipf(1.0);
         int n = 1 << 20;
         // A small table, so that all three phases and promotions run; ragged batches, lookahead cut at each end.
-        try (Hotkeeper one = Hotkeeper.builder().memoryBytes(16384).seed(9).build();
-             Hotkeeper all = Hotkeeper.builder().memoryBytes(16384).seed(9).build()) {
+        try (Hotkeeper one = Hotkeeper.builder().recordStats().memoryBytes(16384).seed(9).build();
+             Hotkeeper all = Hotkeeper.builder().recordStats().memoryBytes(16384).seed(9).build()) {
             for (int i = 0; i < n; i++) {
                 one.observe(stream[i]);
             }

@@ -31,7 +31,7 @@ class PhasesTest {
     }
 
     private static Hotkeeper small() {
-        return Hotkeeper.builder().memoryBytes(4096).seed(SEED).build();
+        return Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).build();
     }
 
     @Test

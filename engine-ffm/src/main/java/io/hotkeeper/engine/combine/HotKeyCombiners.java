@@ -20,10 +20,11 @@ import java.util.function.LongFunction;
  * line that every other core also writes.
  *
  * <h2>When</h2>
- * Always, or (auto) once a second worker has created its block: a lone worker's table lines are not written by
- * any other core, so combining would only add the block's line to every miss. Before it engages, a worker still
- * creates its block at its first hot key (that is how the second worker is noticed), but observes through the
- * table.
+ * Always, or (auto) once a second thread has observed a hot key: a lone worker's table lines are not written by
+ * any other core, so combining would only add the block's line to every miss. Before it engages, an observation
+ * goes straight to the table with no worker lookup and no block; one that leaves its key hot compares the calling
+ * thread with the first thread that did so (an identity check, no lookup). Blocks are created after engagement,
+ * at each worker's first admission.
  *
  * <h2>What is combined</h2>
  * A key is admitted to one of the two entries of its set in its worker's block (two-way set-associative, the
@@ -68,10 +69,13 @@ public final class HotKeyCombiners implements PendingCounts {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle BLOCK = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
     private static final VarHandle ENGAGED;
+    private static final VarHandle FIRST_HOT;
 
     static {
         try {
-            ENGAGED = MethodHandles.lookup().findVarHandle(HotKeyCombiners.class, "engaged", boolean.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            ENGAGED = lookup.findVarHandle(HotKeyCombiners.class, "engaged", boolean.class);
+            FIRST_HOT = lookup.findVarHandle(HotKeyCombiners.class, "firstHot", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -87,9 +91,12 @@ public final class HotKeyCombiners implements PendingCounts {
     private final MemorySegment[] blocks;
     /** The blocks in use, for estimators; replaced whole (copy on write) when a worker's block is created. */
     private volatile MemorySegment[] active = new MemorySegment[0];
-    /** Whether observations combine; set once (auto: by the second block's creation), never cleared. */
+    /** Whether observations combine; set once (auto: when a second thread observes a hot key), never cleared. */
     @SuppressWarnings("unused") // accessed through ENGAGED
     private boolean engaged;
+    /** Auto mode: the first thread that observed a hot key (compared by identity; no worker lookup). */
+    @SuppressWarnings("unused") // accessed through FIRST_HOT
+    private Thread firstHot;
     private final boolean auto;
 
     /**
@@ -145,14 +152,20 @@ public final class HotKeyCombiners implements PendingCounts {
      * <p>Threads: the handle's owner. Progress: lock-free (blocking once per worker, at its first admission).
      */
     public long observe(long hash, long handle, BucketTable table) {
+        // Opaque: a flag that flips once; a late view only delays combining by a few observations.
+        if (!(boolean) ENGAGED.getOpaque(this)) {
+            return observeAlone(hash, handle, table);
+        }
+        if (handle == StatsStripes.NO_HANDLE) {
+            handle = stats.currentHandle(); // the worker lookup: engaged combining is per worker
+        }
         // The hit path, kept small so that it inlines into the caller: a platform thread's own block, the key in
         // one of its set's two entries, and a pending count that stays below the threshold.
         int stripe = StatsStripes.stripe(handle);
         // Plain: the owner's own store, or (an inherited worker id) published through the id hand-over; a stale
         // null only sends the call to the slow path, which re-reads under the lock.
         MemorySegment block = stripe < blocks.length ? blocks[stripe] : null;
-        // Opaque: a flag that flips once; a late view only delays combining by a few observations.
-        if (block != null && (boolean) ENGAGED.getOpaque(this) && !StatsStripes.isShared(handle)) {
+        if (block != null && !StatsStripes.isShared(handle)) {
             long set = CombinerLayout.setOffset(hash, setMask);
             long offset = set;
             // Branches rather than a select: the way is well predicted, and a select would chain the two loads.
@@ -173,6 +186,25 @@ public final class HotKeyCombiners implements PendingCounts {
             }
         }
         return observeSlow(hash, handle, table, stripe, block);
+    }
+
+    /**
+     * Auto mode before engagement: straight to the table, no worker lookup, no block. An observation that leaves
+     * its key hot (at {@code admitFrom}) checks whether another thread was first to do so; if one was, two
+     * threads write hot table lines, and combining engages.
+     */
+    private long observeAlone(long hash, long handle, BucketTable table) {
+        long result = table.observe(hash, 1, handle);
+        if ((result & TableLayout.COUNT_MASK) >= admitFrom) {
+            Thread me = Thread.currentThread();
+            // Opaque read, CAS to set once: only a thread's identity is compared, nothing is published through it.
+            Thread first = (Thread) FIRST_HOT.getOpaque(this);
+            if (first != me && !(first == null && FIRST_HOT.compareAndSet(this, null, me))) {
+                // Release (opaque would do: the flag only switches paths, and every reader re-checks what it needs).
+                ENGAGED.setRelease(this, true);
+            }
+        }
+        return result;
     }
 
     /** Everything but a plain hit: a flush, a miss, the worker's first hot key, a carrier's gated block. */
@@ -321,10 +353,6 @@ public final class HotKeyCombiners implements PendingCounts {
         MemorySegment[] grown = Arrays.copyOf(active, active.length + 1);
         grown[grown.length - 1] = block;
         active = grown;
-        if (grown.length >= 2) {
-            // Release (opaque would do: the flag only switches paths, and every reader re-checks what it needs).
-            ENGAGED.setRelease(this, true);
-        }
         return block;
     }
 
@@ -394,7 +422,7 @@ public final class HotKeyCombiners implements PendingCounts {
         }
     }
 
-    /** Whether observations are being combined (always, or auto after the second block). Threads: any. */
+    /** Whether observations are being combined (always, or auto after a second hot thread). Threads: any. */
     public boolean engaged() {
         return (boolean) ENGAGED.getOpaque(this);
     }

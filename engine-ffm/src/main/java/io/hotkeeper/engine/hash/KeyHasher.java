@@ -19,7 +19,12 @@ import java.util.Objects;
  * <p>Threads: any; instances are immutable. Progress: wait-free, O(key length), no allocation.
  */
 /*
- * Design. A wyhash-style multiply-fold: each 8-byte little-endian word w is absorbed as
+ * Design. Keys of exactly 8 bytes, and so every long key, take one keyed 64-bit mix: the word xor the secret k0,
+ * then the MurmurHash3 fmix64 finalizer (two multiplies, three xor-shifts; every output bit depends on every
+ * input bit). It is a bijection for a given k0, so two distinct long keys never share a full hash; where they
+ * land (bucket, fingerprint, spare) is unpredictable without k0. It costs about half the general path below
+ * (docs/performance.md), and byte and text keys of 8 bytes take the same mix, so key identity holds.
+ * Other lengths: a wyhash-style multiply-fold: each 8-byte little-endian word w is absorbed as
  * h = mum(w ^ k1 ^ P0, h ^ P1), where mum(a, b) folds the 128-bit product a*b into 64 bits (lo ^ hi). The
  * 0..7 trailing bytes and the length are absorbed by a final mum and an xor-shift-multiply avalanche, so the
  * low bits (bucket index), middle bits (fingerprint) and high bits (spare) all depend on every input bit.
@@ -65,7 +70,10 @@ public final class KeyHasher {
 
     /** The 64-bit hash of the 8 little-endian bytes of {@code key}. Threads: any. Progress: wait-free. */
     public long hash(long key) {
-        return finish(absorb(k0, key), 0L, Long.BYTES);
+        long x = key ^ k0;
+        x = (x ^ (x >>> 33)) * 0xff51afd7ed558ccdL;
+        x = (x ^ (x >>> 33)) * 0xc4ceb9fe1a85ec53L;
+        return x ^ (x >>> 33);
     }
 
     /** The hash of {@code key}. Threads: any. Progress: wait-free. */
@@ -82,6 +90,9 @@ public final class KeyHasher {
      */
     public long hash(byte[] key, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, key.length);
+        if (length == Long.BYTES) {
+            return hash((long) LONGS_LE.get(key, offset));
+        }
         long h = k0;
         int i = offset;
         int end = offset + length;
@@ -113,6 +124,9 @@ public final class KeyHasher {
      */
     public long hash(MemorySegment key, long offset, long length) {
         Objects.checkFromIndexSize(offset, length, key.byteSize());
+        if (length == Long.BYTES) {
+            return hash(key.get(SEGMENT_LONG_LE, offset));
+        }
         long h = k0;
         long i = offset;
         long end = offset + length;
@@ -133,6 +147,7 @@ public final class KeyHasher {
      */
     public long hash(CharSequence key) {
         long h = k0;
+        long first = 0;
         long word = 0;
         int filled = 0;
         long length = 0;
@@ -168,6 +183,9 @@ public final class KeyHasher {
             for (int b = 0; b < bytes; b++) {
                 word |= ((encoded >>> (b * 8)) & 0xFFL) << (filled * 8);
                 if (++filled == Long.BYTES) {
+                    if (length < Long.BYTES) {
+                        first = word; // the whole key if it ends here: 8-byte keys take the long mix
+                    }
                     h = absorb(h, word);
                     word = 0;
                     filled = 0;
@@ -175,7 +193,7 @@ public final class KeyHasher {
             }
             length += bytes;
         }
-        return finish(h, word, length);
+        return length == Long.BYTES ? hash(first) : finish(h, word, length);
     }
 
     private long absorb(long h, long word) {

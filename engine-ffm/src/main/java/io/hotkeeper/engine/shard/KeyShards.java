@@ -26,12 +26,14 @@ import java.util.function.LongFunction;
  * promotion (a key's count reaches the floor), foreign deletion (a tracked slot is replaced), and the top-k read.
  *
  * <p>The link lock. A slot's link word is written only by the thread that holds the slot's
- * {@link TableLayout#PROMOTING} bit: a promotion takes it with the tracked bit in its claim CAS and an untrack
- * (SIEVE eviction) takes it before touching the link; each clears it when done. Refreshes keep the bit and a
- * replacement carries it over to the challenger's word, so while it is set no second claim can start: a tracked
- * bit seen with it set is the holder's own claim, and a promoter whose claim was lost to a replacement meanwhile
- * can never overwrite a newer promotion's link (it finds its slot untracked, takes its link back and deletes its
- * own entry).
+ * {@link TableLayout#PROMOTING} bit: a promotion takes it with the tracked bit in its claim CAS, an untrack
+ * (SIEVE eviction) takes it before touching the link, and a replacement of a tracked slot takes it in the
+ * replacing CAS itself (then reads and clears the victim's link, {@link #replaced}); each gives it back when done.
+ * Refreshes keep the bit and a replacement carries over a lock held by another thread, so while it is set no
+ * claim can start: a tracked bit seen with it set is the holder's own claim; a promoter whose claim was lost to a
+ * replacement meanwhile can never overwrite a newer promotion's link (it finds its slot untracked, takes its link
+ * back and deletes its own entry); and a replacer always reads the link of the key it expelled, never that of a
+ * promotion that started after its CAS.
  *
  * <p>Happens-before: the promoter stores the link (volatile) and then re-reads the slot (volatile); the
  * replacing thread CASes the slot (volatile) and then reads the link (volatile). By sequential consistency of
@@ -322,9 +324,18 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     // ------------------------------------------------------------------ deletion
 
     @Override
-    public boolean replaced(long slotOffset, long oldWord) {
-        // Volatile: see the class comment (pairs with the promoter's volatile link store).
+    public boolean replaced(long slotOffset, long oldWord, boolean lockHeld) {
+        // Volatile: see the class comment (pairs with the promoter's volatile link store). With the lock held (the
+        // replacing CAS took it), no claim can start on the slot, so the link read here is the victim's own and
+        // cannot be a newer promotion's; without it, the holder is a promotion or an untrack in flight, and the
+        // Dekker pair decides who deletes.
         long link = (long) LINK.getVolatile(links, slotOffset);
+        if (lockHeld) {
+            if (link != 0) {
+                LINK.compareAndSet(links, slotOffset, link, 0L);
+            }
+            table.unlockSlot(slotOffset);
+        }
         if (link == 0) {
             return false;
         }
@@ -339,7 +350,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         // We hold a reference now: the entry cannot be freed or reused until the owner pops our hand-off.
         HeavyHitter expelled = expelledKeys == null ? null : shard.readHeldKey(entry, TableLayout.count(oldWord));
         shard.push(entry);
-        stats.add(stats.currentHandle(), StatsLayout.HAND_OFFS, 1);
+        if (stats.recording()) {
+            stats.add(stats.currentHandle(), StatsLayout.HAND_OFFS, 1); // the worker lookup only when counting
+        }
         if (expelled == null) {
             return false;
         }
@@ -521,11 +534,6 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     /** The table slot word at byte offset {@code slot} (tests, diagnostics). Threads: any. Progress: wait-free. */
     public long slotWord(long slot) {
         return table.slotVolatile(slot);
-    }
-
-    /** The link word of the slot at byte offset {@code slot} (tests, diagnostics). Threads: any. Progress: wait-free. */
-    public long linkOf(long slot) {
-        return (long) LINK.getVolatile(links, slot);
     }
 
     /** The link segment and every shard segment (tests: all must die with the arena). Threads: any. */

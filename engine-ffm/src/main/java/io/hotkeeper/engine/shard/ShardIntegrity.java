@@ -116,13 +116,9 @@ public final class ShardIntegrity {
         checkTable(byId);
     }
 
-    /**
-     * Whether a slot word carries a promotion's claim not yet published. This branch's slot word has no such
-     * bit (a claim sets TRACKED directly); once TableLayout has one, this returns
-     * {@code (word & TableLayout.PROMOTING) != 0} and every tracked or untracked slot is checked for it.
-     */
+    /** Whether a slot word carries a claim in flight (the link lock, {@link TableLayout#PROMOTING}). */
     private static boolean midPromotion(long word) {
-        return false;
+        return TableLayout.promoting(word);
     }
 
     // ------------------------------------------------------------------ table -> shards

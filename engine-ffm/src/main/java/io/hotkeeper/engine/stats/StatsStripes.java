@@ -22,10 +22,18 @@ public final class StatsStripes {
     /** Coordinates (MemorySegment, long byteOffset). */
     private static final VarHandle COUNTER = ValueLayout.JAVA_LONG.varHandle();
     private static final long SHARED_BIT = 1L;
+    /**
+     * A handle that names no stripe: what an observation carries when nothing it does is per worker (stats off,
+     * shared or sharded salt, exact counting, one table). Code that needs a worker looks it up itself; a stripe
+     * access through this handle fails its bounds check instead of writing another worker's stripe.
+     */
+    public static final long NO_HANDLE = -1L;
 
     private final MemorySegment region;
     private final int exclusiveStripes;
     private final int sharedMask;
+    /** Whether {@link #add} counts; off, the stripes still name workers (salt, combiners, coins). */
+    private final boolean recording;
 
     /**
      * Stripes for up to {@code exclusiveStripes} exclusive writers plus {@code sharedStripes} shared stripes
@@ -36,8 +44,16 @@ public final class StatsStripes {
                 sharedStripes);
     }
 
-    /** Stripes over an existing zeroed, 128-byte aligned segment of {@link #segmentBytes} bytes. */
+    /** Stripes over an existing zeroed, 128-byte aligned segment of {@link #segmentBytes} bytes, recording. */
     public StatsStripes(MemorySegment region, int exclusiveStripes, int sharedStripes) {
+        this(region, exclusiveStripes, sharedStripes, true);
+    }
+
+    /**
+     * As above; with {@code recording} false, {@link #add} writes nothing (the counters stay 0) and the stripes
+     * only name workers: for the per-worker salt, the combiners and approximate counting's coins.
+     */
+    public StatsStripes(MemorySegment region, int exclusiveStripes, int sharedStripes, boolean recording) {
         if (Integer.bitCount(sharedStripes) != 1) {
             throw new IllegalArgumentException("sharedStripes=" + sharedStripes + ": must be a power of two");
         }
@@ -48,6 +64,7 @@ public final class StatsStripes {
         this.exclusiveStripes = exclusiveStripes;
         this.sharedMask = sharedStripes - 1;
         this.region = region;
+        this.recording = recording;
         for (int s = 0; s < exclusiveStripes + sharedStripes; s++) {
             // Plain stores before publication (the owning instance's final field publishes the region).
             COUNTER.set(region, StatsLayout.stripeOffset(s) + StatsLayout.RANDOM,
@@ -111,6 +128,9 @@ public final class StatsStripes {
      * wait-free.
      */
     public void add(long handle, int counterOffset, long delta) {
+        if (!recording) {
+            return; // stats are off: the observation path writes no counter
+        }
         long offset = (handle & ~SHARED_BIT) + counterOffset;
         if ((handle & SHARED_BIT) == 0) {
             // Single writer: plain load of our own last store; opaque store pairs with the readers' opaque loads.
@@ -118,6 +138,11 @@ public final class StatsStripes {
         } else {
             COUNTER.getAndAdd(region, offset, delta);
         }
+    }
+
+    /** Whether {@link #add} counts. Threads: any. Progress: wait-free. */
+    public boolean recording() {
+        return recording;
     }
 
     /** The sum of counter {@code counterOffset} over all stripes. Threads: any. Progress: wait-free. */

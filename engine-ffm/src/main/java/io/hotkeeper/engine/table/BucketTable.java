@@ -410,16 +410,19 @@ public final class BucketTable {
         }
         // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
         // the two sees the other, so a tracked entry is never stranded (Dekker-style, sequentially consistent).
-        // The challenger's word is untracked but keeps a promotion's link lock (PROMOTING) if one is held: only
-        // its holder may clear it, and no new claim may start before it does.
-        if (!SLOT.compareAndSet(table, offset, victim,
-                TableLayout.word(fp, taken) | (victim & TableLayout.PROMOTING))) {
+        // The challenger's word is untracked. It keeps the link lock (PROMOTING) if another thread holds it (only
+        // the holder may clear it); if the victim was tracked and unlocked, the same CAS takes the lock for this
+        // thread, so that no new claim can store its link before this thread has read the victim's (see
+        // KeyShards.replaced, which gives the lock back).
+        boolean tracked = TableLayout.tracked(victim) && trackedSlots != null;
+        long lock = tracked ? TableLayout.PROMOTING : victim & TableLayout.PROMOTING;
+        if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken) | lock)) {
             return -1;
         }
         stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
         stats.add(statsHandle, StatsLayout.REPLACEMENTS, 1);
         long expelled = 0;
-        if (TableLayout.tracked(victim) && trackedSlots != null && trackedSlots.replaced(offset, victim)) {
+        if (tracked && trackedSlots.replaced(offset, victim, !TableLayout.promoting(victim))) {
             expelled = EXPELLED;
         }
         return promoteIfAtFloor(taken) | expelled;
@@ -454,7 +457,7 @@ public final class BucketTable {
         }
         stats.add(statsHandle, StatsLayout.EVICTION_WINS, 1);
         if (count == 1 && TableLayout.tracked(weakestWord) && trackedSlots != null) {
-            trackedSlots.replaced(offset, weakestWord);
+            trackedSlots.replaced(offset, weakestWord, false);
         }
         return count == 1 ? 1 : 0;
     }
@@ -555,6 +558,20 @@ public final class BucketTable {
     /** The slot word at byte offset {@code offset}, opaque load. Threads: any. Progress: wait-free. */
     public long slotOpaque(long offset) {
         return (long) SLOT.getOpaque(table, offset);
+    }
+
+    /**
+     * Clears the link lock ({@link TableLayout#PROMOTING}) of the slot at {@code offset}, whatever else the word
+     * holds by then (refreshes and replacements change it meanwhile). Only the lock's holder calls it.
+     * Threads: the holder. Progress: lock-free (a failed CAS is another thread's successful write).
+     */
+    public void unlockSlot(long offset) {
+        while (true) {
+            long word = (long) SLOT.getVolatile(table, offset);
+            if (SLOT.compareAndSet(table, offset, word, word & ~TableLayout.PROMOTING)) {
+                return;
+            }
+        }
     }
 
     /**

@@ -8,8 +8,10 @@ package io.hotkeeper.engine.table;
 public interface TrackedSlots {
     /**
      * The slot at byte offset {@code slotOffset} held {@code oldWord} (tracked) and now belongs to another key.
-     * Returns true if the expelled key was queued for the expelled-key listener (the table then flags its result
-     * {@link BucketTable#EXPELLED}). Progress: must be wait-free.
+     * {@code lockHeld}: the replacing CAS took the slot's link lock ({@link TableLayout#PROMOTING}) for the
+     * caller, and the receiver must give it back; false when another thread held it already. Returns true if
+     * the expelled key was queued for the expelled-key listener (the table then flags its result
+     * {@link BucketTable#EXPELLED}). Progress: lock-free.
      */
-    boolean replaced(long slotOffset, long oldWord);
+    boolean replaced(long slotOffset, long oldWord, boolean lockHeld);
 }

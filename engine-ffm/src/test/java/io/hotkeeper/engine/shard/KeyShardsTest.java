@@ -37,7 +37,7 @@ class KeyShardsTest {
 
     @Test
     void keysReachingTheFloorArePromotedAndReportedWithTheirBytes() {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 16).seed(SEED).promotionFloor(3).k(3).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 16).seed(SEED).promotionFloor(3).k(3).build()) {
             for (int i = 0; i < 10; i++) {
                 hk.observe("alpha");
             }
@@ -66,7 +66,7 @@ class KeyShardsTest {
 
     @Test
     void longKeysAreStoredTruncatedAndSaySo() {
-        try (Hotkeeper hk = Hotkeeper.builder().maxKeyBytes(8).promotionFloor(1).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().maxKeyBytes(8).promotionFloor(1).build()) {
             String longKey = "GET /api/v1/orders/12345?verbose=true";
             hk.observe(longKey);
             hk.observe("short");
@@ -82,7 +82,7 @@ class KeyShardsTest {
     void aReplacedTrackedKeyIsHandedToItsOwnersShardReapedAndExpelled() throws Exception {
         List<Long> keys = keysInBucketZero(9);
         List<HeavyHitter> expelled = new CopyOnWriteArrayList<>();
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).promotionFloor(1)
                 .expelledKeyListener(expelled::add).build()) {
             // Thread A promotes eight keys into its shard: each claims a slot of bucket 0 with count 1.
             Thread a = Thread.ofPlatform().start(() -> keys.subList(0, 8).forEach(hk::observe));
@@ -119,7 +119,7 @@ class KeyShardsTest {
     @Test
     void anIdleOwnerReapsWhatWasHandedToItWhenItAsks() throws Exception {
         List<Long> keys = keysInBucketZero(9);
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).promotionFloor(1).build()) {
             java.util.concurrent.CountDownLatch promoted = new java.util.concurrent.CountDownLatch(1);
             java.util.concurrent.CountDownLatch evicted = new java.util.concurrent.CountDownLatch(1);
             int[] ownerShard = new int[1];
@@ -153,7 +153,7 @@ class KeyShardsTest {
 
     @Test
     void aFullShardEvictsItsOwnUnvisitedLighterEntriesWithSieve() {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
                 .shardCapacity(16).build()) {
             // One heavy key, observed often enough to be visited; then ever heavier one-off keys, each of which
             // beats the (unvisited, lighter) SIEVE victim and takes its entry.
@@ -175,7 +175,7 @@ class KeyShardsTest {
 
     @Test
     void aFullShardTurnsAwayLighterCandidatesAndTheFloorRisesAboveThem() {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
                 .shardCapacity(16).build()) {
             for (int i = 0; i < 16; i++) {
                 hk.observe("resident-" + i, 100);
@@ -191,19 +191,19 @@ class KeyShardsTest {
 
     @Test
     void queriesNeedKeyShardsAndRejectBadArguments() {
-        try (Hotkeeper hk = Hotkeeper.builder().keyShards(false).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().keyShards(false).build()) {
             hk.observe(1L);
             assertThrows(UnsupportedOperationException.class, hk::topK);
             assertFalse(hk.info().keyShards());
         }
-        try (Hotkeeper hk = Hotkeeper.builder().build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().build()) {
             assertThrows(IllegalArgumentException.class, () -> hk.topK(-1));
             assertEquals(List.of(), hk.topK(0));
         }
         assertEquals("k=0: must be >= 1 and <= 100000",
-                assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().k(0)).getMessage());
-        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().maxKeyBytes(0));
-        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().shardCapacity(3));
-        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().promotionFloor(0));
+                assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().k(0)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().maxKeyBytes(0));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().shardCapacity(3));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().promotionFloor(0));
     }
 }

@@ -53,32 +53,9 @@ class NoHeavyKeyLostTest {
         return Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1).combining(CombiningMode.OFF);
     }
 
-    /** Every tracked slot links a live entry that names it back (the invariant the holes broke). */
+    /** Every tracked slot links a live entry that names it back (the invariant the holes broke), and more. */
     static void assertEveryTrackedSlotLinked(Hotkeeper hk) {
-        KeyShards shards = hk.keyShards();
-        Set<Long> linkedSlots = new HashSet<>();
-        for (KeyShard shard : shards.shards()) {
-            for (int e = 0; e < shard.entriesUsed(); e++) {
-                long state = shard.state(e);
-                if ((state & (ShardLayout.MEMBER | ShardLayout.DEAD)) == ShardLayout.MEMBER) {
-                    long slot = shard.recordedSlot(e);
-                    long word = shards.slotWord(slot);
-                    if (TableLayout.tracked(word) && shards.linkOf(slot)
-                            == ShardLayout.link(shard.id(), e, ShardLayout.generation(state))) {
-                        linkedSlots.add(slot);
-                    }
-                }
-            }
-        }
-        long slots = hk.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
-        for (long s = 0; s < slots; s++) {
-            long word = shards.slotWord(s * TableLayout.SLOT_BYTES);
-            assertFalse(TableLayout.promoting(word), "slot " + s + " still carries a claim in flight");
-            if (TableLayout.tracked(word)) {
-                assertTrue(linkedSlots.contains(s * TableLayout.SLOT_BYTES),
-                        "slot " + s + " is tracked but links no live entry: " + Long.toHexString(word));
-            }
-        }
+        ShardIntegrity.check(hk.keyShards());
     }
 
     /** A key whose second pass over its characters (the copy into the shard) waits at a latch. */

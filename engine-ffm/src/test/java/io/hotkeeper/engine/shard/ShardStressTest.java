@@ -35,9 +35,12 @@ class ShardStressTest {
         // Capacity 1024 > 512 slots: the floor never rises, light tracked keys keep losing their slots, and
         // every such loss is a foreign deletion. Capacity 64 x 4 shards < 512 slots: full shards, SIEVE, and
         // candidates turned away as well.
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).promotionFloor(2).shardCapacity(capacity)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(2).shardCapacity(capacity)
                 .seed(17).build()) {
             CyclicBarrier start = new CyclicBarrier(threads);
+            // Halfway through, the writers wait until the reader has read 10 times: reads overlap the churn
+            // however the scheduler runs the threads.
+            java.util.concurrent.CountDownLatch readsDone = new java.util.concurrent.CountDownLatch(10);
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread[] workers = new Thread[threads];
             for (int t = 0; t < threads; t++) {
@@ -47,6 +50,9 @@ class ShardStressTest {
                         start.await();
                         int mask = keys.length - 1;
                         for (int i = 0; i < perThread; i++) {
+                            if (i == perThread / 2 && !readsDone.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                                throw new AssertionError("the reader made no progress");
+                            }
                             hk.observe(keys[(i * 7 + id * 104_729) & mask]);
                         }
                         hk.keyShards().drainCurrent();
@@ -76,6 +82,7 @@ class ShardStressTest {
                         previous = h.estimate();
                     }
                     reads.incrementAndGet();
+                    readsDone.countDown();
                 }
             });
             for (Thread w : workers) {
@@ -83,7 +90,7 @@ class ShardStressTest {
             }
             reader.join();
             assertNull(failure.get());
-            assertTrue(reads.get() > 0);
+            assertTrue(reads.get() >= 10, "reads: " + reads.get());
             ShardIntegrity.checkAll(hk.keyShardSets());
             HotkeeperStats stats = hk.stats();
             assertTrue(capacity < 512 || stats.handOffs() > 1000, "the workload must churn tracked slots: " + stats);
@@ -146,7 +153,7 @@ class ShardStressTest {
     @Test
     void closingUnderLoadNeverCrashesAndReturnsEveryRegion() throws Exception {
         for (int round = 0; round < 10; round++) {
-            Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).shardCapacity(32).build();
+            Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(1).shardCapacity(32).build();
             int threads = 4;
             // Each worker counts down once it has made 10,000 observations: closing then races real work.
             CountDownLatch running = new CountDownLatch(threads);
@@ -192,7 +199,7 @@ class ShardStressTest {
     @Test
     void aHundredThousandVirtualThreadsDoNotMultiplyShards() throws Exception {
         assertTrue(Workers.carrierVisible(), "tests run with jdk.internal.misc exported (see the root pom)");
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 16).promotionFloor(1).build();
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 16).promotionFloor(1).build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < 100_000; i++) {
                 long key = i % 1000;

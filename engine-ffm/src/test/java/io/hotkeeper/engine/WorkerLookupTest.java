@@ -1,0 +1,71 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.worker.Workers;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The hot path pays only for what it needs: with stats off, the shared salt and exact counting, an observation
+ * that neither promotes nor combines never looks up its worker (no id is taken for the thread).
+ */
+class WorkerLookupTest {
+
+    /** Ids held while a fresh thread that ran {@code work} is still alive. */
+    private static int idsHeldBy(Consumer<Hotkeeper> work, Hotkeeper hk) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        CountDownLatch exit = new CountDownLatch(1);
+        int before = Workers.held();
+        Thread t = Thread.ofPlatform().start(() -> {
+            work.accept(hk);
+            done.countDown();
+            try {
+                exit.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(done.await(30, TimeUnit.SECONDS));
+        int held = Workers.held() - before;
+        exit.countDown();
+        t.join();
+        return held;
+    }
+
+    private static void coldKeys(Hotkeeper hk) {
+        for (long k = 0; k < 1000; k++) {
+            hk.observe(k);          // each below the promotion floor: refresh, claim or lottery only
+            hk.observe("text-" + k);
+            hk.estimate(k);
+        }
+    }
+
+    @Test
+    void observationsThatNeitherPromoteNorCombineLookNoWorkerUp() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).build()) {
+            assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).shardedSalt().build()) {
+            assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
+        }
+    }
+
+    @Test
+    void whatIsPerWorkerLooksItsWorkerUp() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).recordStats().build()) {
+            assertEquals(1, idsHeldBy(WorkerLookupTest::coldKeys, hk), "stats count per worker");
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).saltMode(SaltMode.PER_WORKER).build()) {
+            assertEquals(1, idsHeldBy(WorkerLookupTest::coldKeys, hk), "the per-worker salt");
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).build()) {
+            assertEquals(1, idsHeldBy(h -> h.observe(7L, 100), hk), "a promotion records into the worker's shard");
+        }
+    }
+}
