@@ -276,14 +276,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(long key) {
-        return observeLong(key, observeHandle());
-    }
-
-    /** One unit of a {@code long} key for the worker of {@code handle}, with the shard work its result asks for. */
-    private long observeLong(long key, long handle) {
-        long hash = hasher.hash(key);
-        long result = observeOne(hash, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
+        return observeLong(key, 1, observeHandle());
     }
 
     /**
@@ -308,8 +301,148 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public void observeAll(long[] keys, int from, int to) {
+        observeAll(keys, from, to, observeHandle());
+    }
+
+    /**
+     * Records {@code weight} occurrences of {@code key} in O(log weight) steps and returns its estimate.
+     * Threads: any. Progress: lock-free; no allocation.
+     *
+     * @throws IllegalArgumentException if {@code weight < 1}
+     * @throws IllegalStateException    if closed
+     */
+    public long observe(long key, long weight) {
+        return observeLong(key, checkWeight(weight), observeHandle());
+    }
+
+    /**
+     * Records one occurrence of the byte-string key. Threads: any. Progress: lock-free; no allocation.
+     *
+     * @throws NullPointerException  if {@code key} is null
+     * @throws IllegalStateException if closed
+     */
+    public long observe(byte[] key) {
+        return observeArray(key, 0, Objects.requireNonNull(key, "key").length, 1, observeHandle());
+    }
+
+    /**
+     * Records {@code weight} occurrences of the byte-string key. Threads: any. Progress: lock-free; no allocation.
+     *
+     * @throws NullPointerException     if {@code key} is null
+     * @throws IllegalArgumentException if {@code weight < 1}
+     * @throws IllegalStateException    if closed
+     */
+    public long observe(byte[] key, long weight) {
+        return observeArray(key, 0, Objects.requireNonNull(key, "key").length, checkWeight(weight), observeHandle());
+    }
+
+    /**
+     * Records one occurrence of the key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free;
+     * no allocation.
+     *
+     * @throws IndexOutOfBoundsException if the range is outside the array
+     * @throws IllegalStateException     if closed
+     */
+    public long observe(byte[] key, int offset, int length) {
+        return observeArray(key, offset, length, 1, observeHandle());
+    }
+
+    /**
+     * Records one occurrence of the UTF-8 bytes of {@code key}, encoded on the fly. Threads: any. Progress:
+     * lock-free; no allocation.
+     *
+     * @throws NullPointerException  if {@code key} is null
+     * @throws IllegalStateException if closed
+     */
+    public long observe(CharSequence key) {
+        return observeChars(key, 1, observeHandle());
+    }
+
+    /**
+     * Records {@code weight} occurrences of the UTF-8 bytes of {@code key}. Threads: any. Progress: lock-free.
+     *
+     * @throws IllegalArgumentException if {@code weight < 1}
+     * @throws IllegalStateException    if closed
+     */
+    public long observe(CharSequence key, long weight) {
+        return observeChars(key, checkWeight(weight), observeHandle());
+    }
+
+    /**
+     * Records one occurrence of the bytes of {@code key} (any segment: heap, native, mapped). Threads: any.
+     * Progress: lock-free; no allocation.
+     *
+     * @throws IllegalStateException if closed, or if {@code key}'s own arena is closed
+     */
+    public long observe(MemorySegment key) {
+        return observeSegment(key, 0, Objects.requireNonNull(key, "key").byteSize(), 1, observeHandle());
+    }
+
+    /**
+     * Records one occurrence of the key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free;
+     * no allocation.
+     *
+     * @throws IndexOutOfBoundsException if the range is outside the segment
+     * @throws IllegalStateException     if closed
+     */
+    public long observe(MemorySegment key, long offset, long length) {
+        return observeSegment(key, offset, length, 1, observeHandle());
+    }
+
+    /**
+     * Records {@code weight} occurrences of the key {@code key[offset, offset + length)}. Threads: any.
+     * Progress: lock-free; no allocation.
+     *
+     * @throws IllegalArgumentException  if {@code weight < 1}
+     * @throws IndexOutOfBoundsException if the range is outside the segment
+     * @throws IllegalStateException     if closed
+     */
+    public long observe(MemorySegment key, long offset, long length, long weight) {
+        return observeSegment(key, offset, length, checkWeight(weight), observeHandle());
+    }
+
+    /**
+     * A writer bound to the calling thread: the same observations, without looking the thread's worker up on
+     * each call (the lookup is done once, here). For hot loops that observe from one thread; see
+     * {@link HotkeeperWriter} for what it means on a virtual thread and from another thread.
+     * Threads: any; the writer belongs to the caller. Progress: wait-free after the thread's first lookup.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public HotkeeperWriter writer() {
+        ensureOpen();
+        return new HotkeeperWriter(this, handle());
+    }
+
+    // The per-key bodies, shared by the methods above and by HotkeeperWriter (which passes its own handle). A
+    // weight of 1 may go through the caller's hot-key combiner; larger weights always go to the table.
+
+    long observeLong(long key, long weight, long handle) {
+        long hash = hasher.hash(key);
+        long result = record(hash, weight, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
+    }
+
+    long observeArray(byte[] key, int offset, int length, long weight, long handle) {
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
+        long result = record(hash, weight, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, offset, length, handle);
+    }
+
+    long observeChars(CharSequence key, long weight, long handle) {
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"));
+        long result = record(hash, weight, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
+    }
+
+    long observeSegment(MemorySegment key, long offset, long length, long weight, long handle) {
+        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
+        long result = record(hash, weight, handle);
+        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
+    }
+
+    void observeAll(long[] keys, int from, int to, long handle) {
         Objects.checkFromToIndex(from, to, Objects.requireNonNull(keys, "keys").length);
-        long handle = observeHandle();
         long touched = 0;
         try {
             // The table at the start of the batch (per-node tables: a thread that migrates mid-batch only touches
@@ -323,7 +456,7 @@ public final class Hotkeeper implements AutoCloseable {
                     // Hashing the key twice (here and below) is cheaper than keeping a ring of hashes.
                     touched += ahead.touch(hasher.hash(keys[i + BATCH_LOOKAHEAD]));
                 }
-                observeLong(keys[i], handle);
+                observeLong(keys[i], 1, handle);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -332,124 +465,6 @@ public final class Hotkeeper implements AutoCloseable {
             // Never taken in practice; it makes every touch load a used value, so the JIT keeps them.
             Thread.onSpinWait();
         }
-    }
-
-    /**
-     * Records {@code weight} occurrences of {@code key} in O(log weight) steps and returns its estimate.
-     * Threads: any. Progress: lock-free; no allocation.
-     *
-     * @throws IllegalArgumentException if {@code weight < 1}
-     * @throws IllegalStateException    if closed
-     */
-    public long observe(long key, long weight) {
-        long hash = hasher.hash(key);
-        long handle = observeHandle();
-        long result = update(hash, checkWeight(weight), handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
-    }
-
-    /**
-     * Records one occurrence of the byte-string key. Threads: any. Progress: lock-free; no allocation.
-     *
-     * @throws NullPointerException  if {@code key} is null
-     * @throws IllegalStateException if closed
-     */
-    public long observe(byte[] key) {
-        return observe(key, 0, Objects.requireNonNull(key, "key").length);
-    }
-
-    /**
-     * Records {@code weight} occurrences of the byte-string key. Threads: any. Progress: lock-free; no allocation.
-     *
-     * @throws NullPointerException     if {@code key} is null
-     * @throws IllegalArgumentException if {@code weight < 1}
-     * @throws IllegalStateException    if closed
-     */
-    public long observe(byte[] key, long weight) {
-        long hash = hasher.hash(Objects.requireNonNull(key, "key"));
-        long handle = observeHandle();
-        long result = update(hash, checkWeight(weight), handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, 0, key.length, handle);
-    }
-
-    /**
-     * Records one occurrence of the key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free;
-     * no allocation.
-     *
-     * @throws IndexOutOfBoundsException if the range is outside the array
-     * @throws IllegalStateException     if closed
-     */
-    public long observe(byte[] key, int offset, int length) {
-        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long handle = observeHandle();
-        long result = observeOne(hash, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, offset, length, handle);
-    }
-
-    /**
-     * Records one occurrence of the UTF-8 bytes of {@code key}, encoded on the fly. Threads: any. Progress:
-     * lock-free; no allocation.
-     *
-     * @throws NullPointerException  if {@code key} is null
-     * @throws IllegalStateException if closed
-     */
-    public long observe(CharSequence key) {
-        long hash = hasher.hash(Objects.requireNonNull(key, "key"));
-        long handle = observeHandle();
-        long result = observeOne(hash, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
-    }
-
-    /**
-     * Records {@code weight} occurrences of the UTF-8 bytes of {@code key}. Threads: any. Progress: lock-free.
-     *
-     * @throws IllegalArgumentException if {@code weight < 1}
-     * @throws IllegalStateException    if closed
-     */
-    public long observe(CharSequence key, long weight) {
-        long hash = hasher.hash(Objects.requireNonNull(key, "key"));
-        long handle = observeHandle();
-        long result = update(hash, checkWeight(weight), handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
-    }
-
-    /**
-     * Records one occurrence of the bytes of {@code key} (any segment: heap, native, mapped). Threads: any.
-     * Progress: lock-free; no allocation.
-     *
-     * @throws IllegalStateException if closed, or if {@code key}'s own arena is closed
-     */
-    public long observe(MemorySegment key) {
-        return observe(Objects.requireNonNull(key, "key"), 0, key.byteSize());
-    }
-
-    /**
-     * Records one occurrence of the key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free;
-     * no allocation.
-     *
-     * @throws IndexOutOfBoundsException if the range is outside the segment
-     * @throws IllegalStateException     if closed
-     */
-    public long observe(MemorySegment key, long offset, long length) {
-        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long handle = observeHandle();
-        long result = observeOne(hash, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
-    }
-
-    /**
-     * Records {@code weight} occurrences of the key {@code key[offset, offset + length)}. Threads: any.
-     * Progress: lock-free; no allocation.
-     *
-     * @throws IllegalArgumentException  if {@code weight < 1}
-     * @throws IndexOutOfBoundsException if the range is outside the segment
-     * @throws IllegalStateException     if closed
-     */
-    public long observe(MemorySegment key, long offset, long length, long weight) {
-        long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long handle = observeHandle();
-        long result = update(hash, checkWeight(weight), handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
     }
 
     // ---------------------------------------------------------------- estimate
@@ -765,6 +780,11 @@ public final class Hotkeeper implements AutoCloseable {
         return lookupOnObserve ? stats.currentHandle() : StatsStripes.NO_HANDLE;
     }
 
+    /** {@code weight} units of the key of {@code hash}: one through the combiner (when on), more to the table. */
+    private long record(long hash, long weight, long handle) {
+        return weight == 1 ? observeOne(hash, handle) : update(hash, weight, handle);
+    }
+
     /** One unit: through the caller's hot-key combiner when combining is on. */
     private long observeOne(long hash, long handle) {
         try {
@@ -903,7 +923,7 @@ public final class Hotkeeper implements AutoCloseable {
         return e;
     }
 
-    private static long checkWeight(long weight) {
+    static long checkWeight(long weight) {
         if (weight < 1) {
             throw new IllegalArgumentException("weight=" + weight + ": must be >= 1");
         }
@@ -1043,7 +1063,7 @@ public final class Hotkeeper implements AutoCloseable {
          * high. The table alone (the eviction lottery, {@code contains}) lags by at most
          * {@code flushThreshold - 1} per combining worker and key until {@link Hotkeeper#flush()} or the next
          * flush. An observation of a combined key returns the count at its worker's last flush plus its pending
-         * count. Weighted observations are never combined.
+         * count. Observations of weight above 1 are never combined.
          */
         public Builder combining(CombiningMode mode) {
             this.combining = Objects.requireNonNull(mode, "mode");

@@ -72,6 +72,7 @@ class CloseRuleTest {
         args("placement()", () -> new Object[0]);
         args("keyShards()", () -> new Object[0]);
         args("keyShardSets()", () -> new Object[0]);
+        args("writer()", () -> new Object[0]);
         args("stats()", () -> new Object[0]);
         args("tableBytes()", () -> new Object[0]);
         args("bucketCount()", () -> new Object[0]);

@@ -34,7 +34,7 @@ import java.util.function.LongFunction;
  * observations of it by the same worker only raise the entry's pending count; the one that brings it to
  * {@code flushThreshold} adds all of them to the table with one weighted observation (whose result, flags
  * included, is that observation's result). A displaced key's pending count is added to the table at once.
- * Weighted observations, keys whose hash is 0, and workers without an exclusive stats stripe are never combined.
+ * Observations of weight above 1, keys whose hash is 0, and workers without an exclusive stats stripe are never combined.
  *
  * <h2>Error bound</h2>
  * Every absorbed unit is either pending in exactly one entry or already in the table. {@link #pending(long)}
