@@ -66,6 +66,11 @@ public final class Main implements Runnable {
                     .setParameterExceptionHandler(shortUsage())
                     .setExecutionExceptionHandler(errors());
             return cli.execute(args.length == 0 ? new String[] {"demo"} : args);
+        } catch (Error e) {
+            // picocli hands only Exceptions to the handler below; an Error (out of memory, a JVM fault turned into
+            // an InternalError outside the ingest) gets the same one-line report instead of a raw stack trace.
+            out.flush();
+            return internalError(e, err);
         } finally {
             out.flush();
             err.flush();
@@ -96,15 +101,20 @@ public final class Main implements Runnable {
                 err.flush();
                 return USAGE;
             }
-            err.println("hotkeeper: internal error: " + Ingest.reason(ex));
-            if (System.getenv("HOTKEEPER_DEBUG") != null) {
-                ex.printStackTrace(err);
-            } else {
-                err.println("hotkeeper: (set HOTKEEPER_DEBUG=1 for the stack trace)");
-            }
-            err.flush();
-            return INTERNAL_ERROR;
+            return internalError(ex, err);
         };
+    }
+
+    /** One line naming the problem (the stack trace only with HOTKEEPER_DEBUG): exit 1. */
+    private static int internalError(Throwable ex, PrintWriter err) {
+        err.println("hotkeeper: internal error: " + Ingest.reason(ex));
+        if (System.getenv("HOTKEEPER_DEBUG") != null) {
+            ex.printStackTrace(err);
+        } else {
+            err.println("hotkeeper: (set HOTKEEPER_DEBUG=1 for the stack trace)");
+        }
+        err.flush();
+        return INTERNAL_ERROR;
     }
 
     /** Whether the tool runs in a terminal (progress bars are drawn only then). */

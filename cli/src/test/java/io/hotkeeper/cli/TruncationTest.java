@@ -161,6 +161,19 @@ class TruncationTest {
     }
 
     @Test
+    void anErrorOtherThanATruncationIsOneInternalErrorLineNotAStackTrace() throws Exception {
+        Path file = input("error.log");
+        Ingest.afterMapping = () -> {
+            throw new OutOfMemoryError("simulated");
+        };
+        Cli.Result r = Cli.run("top", "--format", "tsv", file.toString());
+        assertEquals(1, r.exit(), r.err());
+        assertEquals("", r.out());
+        assertEquals("hotkeeper: internal error: OutOfMemoryError: simulated\n"
+                + "hotkeeper: (set HOTKEEPER_DEBUG=1 for the stack trace)\n", r.err());
+    }
+
+    @Test
     void aCompiledScannerFaultsTheSameWay() throws Exception {
         // Warm the scan loop up so that the truncated run likely reads through compiled code, where the JVM
         // raises the fault's error at a later safepoint poll rather than at the faulting load. The outcome must
