@@ -96,17 +96,49 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     /** Records the {@code long} key of {@code hash} in the caller's shard. Threads: any. Progress: wait-free. */
     public void promoteLong(long hash, long key, long statsHandle) {
-        promote(hash, statsHandle, key, null, 0, 0, null);
+        promote(currentShardId(), hash, statsHandle, key, null, 0, 0, null);
     }
 
     /** Records the byte-string key {@code key[offset, offset + length)}. Threads: any. Progress: wait-free. */
     public void promoteBytes(long hash, MemorySegment key, long offset, long length, long statsHandle) {
-        promote(hash, statsHandle, 0, key, offset, length, null);
+        promote(currentShardId(), hash, statsHandle, 0, key, offset, length, null);
     }
 
     /** Records the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
     public void promoteChars(long hash, CharSequence key, long statsHandle) {
-        promote(hash, statsHandle, 0, null, 0, 0, key);
+        promote(currentShardId(), hash, statsHandle, 0, null, 0, 0, key);
+    }
+
+    /**
+     * Tests only (jcstress, stress tests): {@link #promoteLong} as worker {@code worker} instead of the calling
+     * thread's worker id, so that a test decides which shard an actor owns (jcstress actors are pooled threads
+     * whose ids are not known in advance, and a fixture must fill an actor's shard before the actor runs). The
+     * protocol is the production one, line for line; only the shard id comes from the caller. The caller must
+     * respect the ownership rule: one thread at a time per worker (the shard's busy word turns a second one
+     * away, as for virtual threads on one carrier). Threads: any. Progress: wait-free.
+     */
+    public void promoteLongAs(int worker, long hash, long key, long statsHandle) {
+        promote(shardId(worker), hash, statsHandle, key, null, 0, 0, null);
+    }
+
+    /** Tests only: {@link #promoteChars} as worker {@code worker}; see {@link #promoteLongAs}. */
+    public void promoteCharsAs(int worker, long hash, CharSequence key, long statsHandle) {
+        promote(shardId(worker), hash, statsHandle, 0, null, 0, 0, key);
+    }
+
+    /**
+     * Tests only: the shard of worker {@code worker}, created if it does not exist yet (a negative control in the
+     * jcstress module runs a copy of the promotion protocol against it). Threads: any. Progress: blocking the
+     * first time (creation takes a lock), wait-free after.
+     */
+    public KeyShard shardAs(int worker) {
+        int id = shardId(worker);
+        KeyShard shard = shards.get(id);
+        return shard != null ? shard : create(id);
+    }
+
+    private static int currentShardId() {
+        return shardId(Workers.id(Workers.current()));
     }
 
     /**
@@ -121,9 +153,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * missed; the key's next observation promotes it), and a nested observation of a key in this slot's bucket
      * cannot claim the slot (the promoting bit) but may replace it, which the settle step detects.
      */
-    private void promote(long hash, long statsHandle, long longKey, MemorySegment bytes, long offset, long length,
-                         CharSequence chars) {
-        KeyShard shard = enter(statsHandle);
+    private void promote(int shardId, long hash, long statsHandle, long longKey, MemorySegment bytes, long offset,
+                         long length, CharSequence chars) {
+        KeyShard shard = enter(shardId, statsHandle);
         if (shard == null) {
             return;
         }
@@ -163,8 +195,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return workerId < regular ? workerId : regular + Math.floorMod(workerId * 0x9E3779B9, OVERFLOW_SHARDS);
     }
 
-    private KeyShard enter(long statsHandle) {
-        int id = shardId(Workers.id(Workers.current()));
+    private KeyShard enter(int id, long statsHandle) {
         KeyShard shard = shards.get(id);
         if (shard == null) {
             shard = create(id);

@@ -32,6 +32,10 @@ final class ShardFixture {
             @Override
             public void evicting(KeyShard s, int entry, long link) {
             }
+
+            @Override
+            public void roomMade() {
+            }
         });
     }
 
