@@ -3,9 +3,12 @@ package io.hotkeeper.jcstress;
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
+import io.hotkeeper.engine.salt.SaltLayout;
+import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.table.TrackedSlots;
 
 import java.lang.foreign.Arena;
 import java.util.SplittableRandom;
@@ -100,6 +103,73 @@ final class Fixtures {
         throw new IllegalStateException("no spare loses its first " + draws + " draws");
     }
 
+    /**
+     * Spare bits whose draws with every salt value in {@code salts} win against every count in
+     * 1..{@code maxCount}: a weight-1 challenger with these bits wins each of those draws, whichever of the
+     * values the interleaving hands it.
+     */
+    static long spareWinning(SplittableRandom random, long[] salts, long maxCount) {
+        for (int attempt = 0; attempt < 10_000_000; attempt++) {
+            long spare = random.nextLong() & SPARE_MASK;
+            boolean all = true;
+            for (int i = 0; i < salts.length && all; i++) {
+                // Base 2: winning against maxCount implies winning against every smaller count.
+                all = LOTTERY.wins(LOTTERY.draw(spare, salts[i]), maxCount);
+            }
+            if (all) {
+                return spare;
+            }
+        }
+        throw new IllegalStateException("no spare wins all draws against count " + maxCount);
+    }
+
+    /** Spare bits whose draws with every salt value in {@code salts} lose against count 1 (so against all). */
+    static long spareLosing(SplittableRandom random, long[] salts) {
+        for (int attempt = 0; attempt < 1_000_000; attempt++) {
+            long spare = random.nextLong() & SPARE_MASK;
+            boolean all = true;
+            for (int i = 0; i < salts.length && all; i++) {
+                all = !LOTTERY.wins(LOTTERY.draw(spare, salts[i]), 1);
+            }
+            if (all) {
+                return spare;
+            }
+        }
+        throw new IllegalStateException("no spare loses all draws");
+    }
+
+    /**
+     * Spare bits for a weighted challenger whose draws with every salt value in {@code salts} sample exactly one
+     * trial to the first win against every count in 1..{@code maxCount}: each draw costs the challenger one unit
+     * of weight and takes one count off the occupant, so a weighted challenge's outcome is a fixed function of
+     * the occupant's count and the weight, whatever values the interleaving hands it.
+     */
+    static long spareFirstTrialWins(SplittableRandom random, long[] salts, long maxCount) {
+        for (int attempt = 0; attempt < 10_000_000; attempt++) {
+            long spare = random.nextLong() & SPARE_MASK;
+            boolean all = true;
+            for (int i = 0; i < salts.length && all; i++) {
+                long draw = LOTTERY.draw(spare, salts[i]);
+                for (long c = 1; c <= maxCount && all; c++) {
+                    all = LOTTERY.trialsToFirstWin(draw, c) == 1;
+                }
+            }
+            if (all) {
+                return spare;
+            }
+        }
+        throw new IllegalStateException("no spare wins its first trial on all draws against count " + maxCount);
+    }
+
+    /** The values {@code first, first + step, ...} ({@code n} of them): a per-worker salt counter's sequence. */
+    static long[] saltSequence(long first, long step, int n) {
+        long[] values = new long[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = first + i * step;
+        }
+        return values;
+    }
+
     /** The smallest salt value whose draw for {@code spare} wins against every count in 1..{@code maxCount}. */
     static long saltWinningUpTo(long spare, long maxCount) {
         for (long salt = 0; salt < 1_000_000; salt++) {
@@ -131,6 +201,27 @@ final class Fixtures {
             this.table = new BucketTable(arena, INDEX_BITS, LOTTERY, salt, stats);
             this.handle1 = stats.handle(0);
             this.handle2 = stats.handle(1);
+        }
+
+        /**
+         * A table with a per-worker salt (actor 1 draws 0, 2, 4, ...; actor 2 draws 1, 3, 5, ...: each actor's
+         * sequence is fixed whatever the interleaving), no promotion, and {@code tracked} told of every
+         * replacement of a tracked slot (null: nothing tracked). One automatic arena, as above.
+         */
+        Table(TrackedSlots tracked) {
+            Arena arena = Arena.ofAuto();
+            this.salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(1) * 2, SaltLayout.ALIGNMENT), 2);
+            this.stats = new StatsStripes(arena, 2, 1);
+            this.table = new BucketTable(
+                    arena.allocate((long) TableLayout.BUCKET_BYTES << INDEX_BITS, TableLayout.TABLE_ALIGNMENT),
+                    INDEX_BITS, LOTTERY, salt, stats, Long.MAX_VALUE, tracked);
+            this.handle1 = stats.handle(0);
+            this.handle2 = stats.handle(1);
+        }
+
+        /** Phase-3 draws made so far, by both actors (the stats' eviction-attempt counter). */
+        long draws() {
+            return stats.sum(StatsLayout.EVICTION_ATTEMPTS);
         }
 
         /** Fills slots {@code 0 .. words.length-1} of bucket 0 before the state is shared. */

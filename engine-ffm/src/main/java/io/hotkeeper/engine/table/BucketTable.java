@@ -429,40 +429,6 @@ public final class BucketTable {
     }
 
     /**
-     * Phase 3 alone, for benchmarks that isolate the salt: one draw of a challenger against the weakest slot of
-     * the bucket at {@code bucketOffset}, with a salt value supplied by the caller. Returns the challenger's
-     * estimate, 0 if it lost, -1 if the CAS lost.
-     *
-     * <p>Threads: any. Progress: wait-free.
-     */
-    public long challengeWeakest(long bucketOffset, long fp, long spare, long saltValue, long statsHandle) {
-        int weakest = 0;
-        long weakestWord = (long) SLOT.get(table, bucketOffset);
-        for (int s = 1; s < SLOTS_PER_BUCKET; s++) {
-            long word = (long) SLOT.get(table, bucketOffset + (long) s * SLOT_BYTES);
-            if (TableLayout.count(word) < TableLayout.count(weakestWord)) {
-                weakest = s;
-                weakestWord = word;
-            }
-        }
-        stats.add(statsHandle, StatsLayout.EVICTION_ATTEMPTS, 1);
-        long count = TableLayout.count(weakestWord);
-        if (count == 0 || !lottery.wins(lottery.draw(spare, saltValue), count)) {
-            return 0;
-        }
-        long next = count == 1 ? TableLayout.word(fp, 1) : weakestWord - 1;
-        long offset = bucketOffset + (long) weakest * SLOT_BYTES;
-        if (!SLOT.compareAndSet(table, offset, weakestWord, next)) {
-            return -1;
-        }
-        stats.add(statsHandle, StatsLayout.EVICTION_WINS, 1);
-        if (count == 1 && TableLayout.tracked(weakestWord) && trackedSlots != null) {
-            trackedSlots.replaced(offset, weakestWord, false);
-        }
-        return count == 1 ? 1 : 0;
-    }
-
-    /**
      * The estimate of the key with hash {@code hash}, without changing anything.
      *
      * <p>Threads: any. Progress: wait-free.

@@ -110,6 +110,11 @@ final class ShardFixture {
         return 100 + gen - ShardLayout.linkGeneration(link); // freed more than once, or corrupt
     }
 
+    /** The state word of the entry of {@code link} (volatile load). */
+    long stateOf(long link) {
+        return shard.state(ShardLayout.linkEntry(link));
+    }
+
     /** References held on the entry now. */
     long references(long link) {
         return ShardLayout.references(shard.state(ShardLayout.linkEntry(link)));
