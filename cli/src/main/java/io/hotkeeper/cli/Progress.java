@@ -66,7 +66,8 @@ final class Progress {
         }
     }
 
-    private void paint() {
+    /** Draws the bar once (the painter thread calls it every 250 ms; tests call it directly). */
+    void paint() {
         long d = Math.min(done.get(), total);
         double fraction = d / (double) total;
         int filled = (int) (fraction * WIDTH);

@@ -73,15 +73,12 @@ class LauncherIT {
 
     @Test
     void demoWithNoArguments() throws Exception {
-        long start = System.nanoTime();
-        Result r = run();
-        double seconds = (System.nanoTime() - start) / 1e9;
+        Result r = run(); // bounded by run()'s own time-out; no wall-clock assertion
         assertEquals(0, r.exit(), r.err());
         String out = r.text();
         assertTrue(out.contains("threads  M observes/s"), out);
         assertTrue(out.matches("(?s).*precision@100: (1\\.000|0\\.9[5-9]\\d).*"), out);
         assertTrue(out.contains("memory: "), out);
-        assertTrue(seconds < 60, "demo took " + seconds + " s");
         // The top-20 rows: key, estimate, exact, side by side; heavy keys are counted exactly here.
         long rows = out.lines().filter(l -> l.matches("\\s+\\d+\\s+-?\\d+\\s+[\\d,]+\\s+[\\d,]+\\s+-?\\d+\\.\\d\\d%"))
                 .count();
