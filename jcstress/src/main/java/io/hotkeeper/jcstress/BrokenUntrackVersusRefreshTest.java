@@ -48,7 +48,7 @@ public class BrokenUntrackVersusRefreshTest {
     private static final VarHandle LINK = ValueLayout.JAVA_LONG.varHandle();
 
     final LinkLockFixture f = UntrackVersusRefreshAndReplaceTest.fullShard();
-    final long linkK0 = f.shards.linkOf(UntrackVersusRefreshAndReplaceTest.SLOT_K0);
+    final long linkK0 = f.shards.linkWord(UntrackVersusRefreshAndReplaceTest.SLOT_K0);
 
     /** Untrack without the lock (the bug: the link is cleared before the slot CAS, and a lost CAS gives up). */
     static void brokenUntrack(LinkLockFixture f, long slot, long hash, long link) {

@@ -100,7 +100,7 @@ final class LinkLockFixture {
         if (!TableLayout.tracked(word)) {
             return 0;
         }
-        long link = shards.linkOf(slot);
+        long link = shards.linkWord(slot);
         KeyShard shard = shardOf(link);
         if (shard == null) {
             return -2;
@@ -155,7 +155,7 @@ final class LinkLockFixture {
             if (!TableLayout.tracked(word)) {
                 continue;
             }
-            long link = shards.linkOf(slot);
+            long link = shards.linkWord(slot);
             KeyShard shard = shardOf(link);
             if (shard == null) {
                 bad |= NO_LINK;
@@ -182,7 +182,7 @@ final class LinkLockFixture {
                 }
                 long slot = shard.recordedSlot(e);
                 if (!TableLayout.tracked(table.slotVolatile(slot))
-                        || shards.linkOf(slot) != ShardLayout.link(shard.id(), e, ShardLayout.generation(state))) {
+                        || shards.linkWord(slot) != ShardLayout.link(shard.id(), e, ShardLayout.generation(state))) {
                     bad |= ORPHAN;
                 }
             }

@@ -1,5 +1,6 @@
 package io.hotkeeper.jcstress;
 
+import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
 import org.openjdk.jcstress.annotations.Actor;
@@ -261,12 +262,20 @@ public final class RefreshVsEvictionTest {
             this.expectedWord = expectedWord;
         }
 
+        /** The table whose link lock a replacement hands over; set before the state is shared. */
+        BucketTable table;
+
         @Override
-        public void replaced(long slotOffset, long oldWord) {
+        public boolean replaced(long slotOffset, long oldWord, boolean lockHeld) {
             calls.incrementAndGet();
-            if (slotOffset != TableLayout.slotOffset(Fixtures.BUCKET, K_SLOT) || oldWord != expectedWord) {
+            // K|T|1 carries no lock, so the replacing CAS must have taken it for the caller.
+            if (slotOffset != TableLayout.slotOffset(Fixtures.BUCKET, K_SLOT) || oldWord != expectedWord || !lockHeld) {
                 wrong.incrementAndGet();
             }
+            if (lockHeld) {
+                table.unlockSlot(slotOffset); // as KeyShards.replaced does once it has read the link
+            }
+            return false;
         }
     }
 
@@ -298,6 +307,10 @@ public final class RefreshVsEvictionTest {
     public static class TrackedTwoChallengers {
         final Replacements replacements = new Replacements(trackedK(1));
         final Fixtures.Table t = new Fixtures.Table(replacements);
+
+        {
+            replacements.table = t.table;
+        }
 
         public TrackedTwoChallengers() {
             t.prefill(WorkerKeys.FILLERS);
@@ -350,6 +363,10 @@ public final class RefreshVsEvictionTest {
     public static class TrackedRefreshVersusTakeover {
         final Replacements replacements = new Replacements(trackedK(1));
         final Fixtures.Table t = new Fixtures.Table(replacements);
+
+        {
+            replacements.table = t.table;
+        }
 
         public TrackedRefreshVersusTakeover() {
             t.prefill(WorkerKeys.FILLERS);

@@ -131,7 +131,7 @@ public final class UntrackVersusRefreshAndReplaceTest {
     /** K0's tracker, or -3 if its slot is untracked but still links something. */
     static int k0State(LinkLockFixture f) {
         int tracker = (int) f.tracker(Keys.HASH_K[0]);
-        return tracker == 0 && f.shards.linkOf(SLOT_K0) != 0 ? -3 : tracker;
+        return tracker == 0 && f.shards.linkWord(SLOT_K0) != 0 ? -3 : tracker;
     }
 
     @JCStressTest

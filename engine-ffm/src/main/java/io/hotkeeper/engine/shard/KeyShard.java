@@ -253,6 +253,9 @@ public final class KeyShard {
             if (!sieveEvict(candidateCount)) {
                 return NONE;
             }
+            // A victim that a foreign deleter marked meanwhile stays off the free list until its hand-off is
+            // popped: take what has been handed over since, so that it is freed now rather than evicting again.
+            drain();
         }
         return NONE;
     }

@@ -38,7 +38,7 @@ class PromotionRaceStressTest {
     void promotionsReplacementsAndEvictionsKeepEveryTrackedSlotLinked() throws Exception {
         long handOffs = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(7 + round).promotionFloor(1)
+            try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(7 + round).promotionFloor(1)
                     .shardCapacity(16).combining(CombiningMode.OFF).build()) {
                 run(hk, round);
                 HotkeeperStats stats = hk.stats();
@@ -48,7 +48,7 @@ class PromotionRaceStressTest {
                 // The race is met: slots change hands and tracked keys are expelled while others are promoted.
                 assertTrue(stats.promotions() > 200 && stats.replacements() > 1_000, stats.toString());
                 handOffs += stats.handOffs();
-                List<String> violations = violations(hk.keyShards(), hk.bucketCount());
+                List<String> violations = ShardIntegrity.violations(hk.keyShards());
                 assertEquals(List.of(), violations, "round " + round);
             }
         }
@@ -93,66 +93,5 @@ class PromotionRaceStressTest {
             t.join();
         }
         assertNull(failure.get());
-    }
-
-    /** The invariant's violations at quiescence, one line each (empty: it holds). */
-    static List<String> violations(KeyShards shards, long bucketCount) {
-        List<String> out = new ArrayList<>();
-        long slots = bucketCount * TableLayout.SLOTS_PER_BUCKET;
-        List<KeyShard> all = shards.shards();
-        for (long s = 0; s < slots; s++) {
-            long slot = s * TableLayout.SLOT_BYTES;
-            long word = shards.slotWord(slot);
-            if (TableLayout.promoting(word)) {
-                out.add("slot " + s + " carries PROMOTING: " + Long.toHexString(word));
-            }
-            if (!TableLayout.tracked(word)) {
-                continue;
-            }
-            long link = shards.linkOf(slot);
-            KeyShard shard = null;
-            for (KeyShard k : all) {
-                if (link != 0 && k.id() == ShardLayout.linkShard(link)) {
-                    shard = k;
-                }
-            }
-            if (shard == null) {
-                out.add("slot " + s + " tracked, link " + Long.toHexString(link) + " names no shard");
-                continue;
-            }
-            int entry = ShardLayout.linkEntry(link);
-            long state = shard.state(entry);
-            if (ShardLayout.generation(state) != ShardLayout.linkGeneration(link)
-                    || (state & (ShardLayout.MEMBER | ShardLayout.DEAD)) != ShardLayout.MEMBER) {
-                out.add("slot " + s + " tracked, links entry " + entry + " of shard " + shard.id()
-                        + " in state " + Long.toHexString(state) + " (link generation "
-                        + ShardLayout.linkGeneration(link) + ")");
-                continue;
-            }
-            long hash = shard.recordedHash(entry);
-            long bucketMask = bucketCount - 1;
-            int indexBits = Long.numberOfTrailingZeros(bucketCount);
-            long fp = (hash >>> indexBits) & ((1L << TableLayout.fingerprintBits(indexBits)) - 1);
-            if (shard.recordedSlot(entry) != slot || fp != TableLayout.fingerprint(word)
-                    || ((hash & bucketMask) << TableLayout.BUCKET_SHIFT) != (slot & ~(TableLayout.BUCKET_BYTES - 1L))) {
-                out.add("slot " + s + " tracked, its entry records slot " + shard.recordedSlot(entry) / 8
-                        + " and another key");
-            }
-        }
-        for (KeyShard shard : all) {
-            for (int e = 0; e < shard.entriesUsed(); e++) {
-                long state = shard.state(e);
-                if ((state & (ShardLayout.MEMBER | ShardLayout.DEAD)) != ShardLayout.MEMBER) {
-                    continue;
-                }
-                long slot = shard.recordedSlot(e);
-                if (!TableLayout.tracked(shards.slotWord(slot))
-                        || shards.linkOf(slot) != ShardLayout.link(shard.id(), e, ShardLayout.generation(state))) {
-                    out.add("live entry " + e + " of shard " + shard.id() + " is not linked from its slot "
-                            + slot / 8 + " (" + Long.toHexString(shards.slotWord(slot)) + ")");
-                }
-            }
-        }
-        return out;
     }
 }
