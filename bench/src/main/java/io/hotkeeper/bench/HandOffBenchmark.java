@@ -64,6 +64,10 @@ public class HandOffBenchmark {
                     @Override
                     public void evicting(KeyShard s, int entry, long link) {
                     }
+
+                    @Override
+                    public void roomMade() {
+                    }
                 });
         ring = new AtomicLongArray(RING);
     }
