@@ -66,6 +66,16 @@ final class ReferenceHeavyKeeper {
         return width;
     }
 
+    /**
+     * Heap bytes of the arrays this sketch holds (compressed oops: 16-byte array headers, 4-byte references):
+     * the buckets ({@code d x w} longs), the heap of k (keys and counts), the heap's key index, the seeds and the
+     * table of decay probabilities ({@code b^-C} for C below 4,096: 32 KiB, the same for every budget).
+     */
+    long heldBytes() {
+        long arrays = 16 + 4L * depth + depth * (16 + (long) BYTES_PER_BUCKET * width);
+        return arrays + 16 + 8L * seeds.length + 16 + 8L * decay.length + heap.heldBytes();
+    }
+
     /** Counts one occurrence of {@code key}. */
     void observe(long key) {
         int fp = (int) mix(key ^ seeds[depth]);
@@ -150,6 +160,11 @@ final class ReferenceHeavyKeeper {
             this.mapSlots = new int[mapSize];
             Arrays.fill(mapSlots, -1);
             this.mapMask = mapSize - 1;
+        }
+
+        /** Bytes of the heap's arrays: keys and counts (16 B per entry) and the index (12 B per map slot). */
+        long heldBytes() {
+            return 2 * (16 + 8L * capacity) + 16 + 8L * mapKeys.length + 16 + 4L * mapSlots.length;
         }
 
         void offer(long key, long estimate) {
