@@ -300,6 +300,9 @@ public final class RefreshVsEvictionTest {
     @Outcome(id = "1, 1, 1, 0, [12], 3, 0", expect = ACCEPTABLE_INTERESTING,
             desc = "Both scanned K|T|1 and drew; one CAS failed, and its observe re-scanned and took the winner's "
                     + "slot with a fresh draw: still one callback")
+    @Outcome(id = "1, 1, 1, 0, [12], 4, 0", expect = ACCEPTABLE_INTERESTING,
+            desc = "As above, and the second CAS also failed: the winner gave back the link lock its replacement "
+                    + "took (P cleared) between the loser's scan and its CAS; one more draw, still one callback")
     @Outcome(id = ".*", expect = FORBIDDEN,
             desc = "No callback, two callbacks (a replacement reported twice or an untracked one reported), a "
                     + "wrong old word or slot, a lost challenger, a torn word, or a changed filler")

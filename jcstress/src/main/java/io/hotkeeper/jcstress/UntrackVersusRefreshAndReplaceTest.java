@@ -149,6 +149,9 @@ public final class UntrackVersusRefreshAndReplaceTest {
             desc = "Y replaced K0's slot while untrack held PROMOTING, before it cleared the link: the replacer "
                     + "handed K0's entry over and Y's claim was refused; the hand-off's reference kept K0's entry "
                     + "from the free list, so C was turned away (as below); the arbiter's observation promoted Y")
+    @Outcome(id = "0, 1, 1, 0, 3", expect = ACCEPTABLE_INTERESTING,
+            desc = "As the outcome before, but the hand-off reached the owner in time: allocate drained it after the "
+                    + "eviction, K0's entry was freed, and C got it")
     @Outcome(id = "2, 1, 0, 0, 2", expect = ACCEPTABLE_INTERESTING,
             desc = "The replacer marked K0's entry DEAD after the owner's drain and before SIEVE reached it: the "
                     + "eviction unlinked it, but the hand-off's reference keeps it off the free list until the "
