@@ -150,9 +150,22 @@ public final class KeyHasher {
         long first = 0;
         long word = 0;
         int filled = 0;
-        long length = 0;
         int n = key.length();
-        for (int i = 0; i < n; i++) {
+        int i = 0;
+        // ASCII runs, 8 characters to a word: the UTF-8 bytes are the characters themselves, so the words are the
+        // ones the byte path absorbs. The first non-ASCII character hands the rest to the general loop below.
+        for (; i + Long.BYTES <= n; i += Long.BYTES) {
+            long w = ascii8(key, i);
+            if (w < 0) {
+                break;
+            }
+            if (i == 0) {
+                first = w;
+            }
+            h = absorb(h, w);
+        }
+        long length = i;
+        for (; i < n; i++) {
             char c = key.charAt(i);
             int encoded;
             int bytes;
@@ -194,6 +207,26 @@ public final class KeyHasher {
             length += bytes;
         }
         return length == Long.BYTES ? hash(first) : finish(h, word, length);
+    }
+
+    /**
+     * Characters {@code i .. i + 7} of {@code s} as one little-endian word if all are ASCII, else -1 (an ASCII
+     * word never has its top bit set).
+     */
+    private static long ascii8(CharSequence s, int i) {
+        char c0 = s.charAt(i);
+        char c1 = s.charAt(i + 1);
+        char c2 = s.charAt(i + 2);
+        char c3 = s.charAt(i + 3);
+        char c4 = s.charAt(i + 4);
+        char c5 = s.charAt(i + 5);
+        char c6 = s.charAt(i + 6);
+        char c7 = s.charAt(i + 7);
+        if ((c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) >= 0x80) {
+            return -1;
+        }
+        return c0 | (long) c1 << 8 | (long) c2 << 16 | (long) c3 << 24 | (long) c4 << 32 | (long) c5 << 40
+                | (long) c6 << 48 | (long) c7 << 56;
     }
 
     private long absorb(long h, long word) {

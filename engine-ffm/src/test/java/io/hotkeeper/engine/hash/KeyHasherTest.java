@@ -46,6 +46,19 @@ class KeyHasherTest {
             String s = sb.toString();
             assertEquals(hasher.hash(s.getBytes(StandardCharsets.UTF_8)), hasher.hash(s));
         }
+        // Mostly ASCII with a rare wide character, a surrogate pair or a lone surrogate anywhere: the 8-character
+        // ASCII runs and the general loop must meet exactly where the byte path's words do.
+        String[] rare = {"\u00e9", "\u65e5", "\uD83D\uDE00", "\uD800", "\u007f", "\u0080"};
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder sb = new StringBuilder();
+            int len = r.nextInt(48);
+            for (int j = 0; j < len; j++) {
+                sb.append(r.nextInt(30) == 0 ? rare[r.nextInt(rare.length)] : String.valueOf((char) (32 + r.nextInt(95))));
+            }
+            String s = sb.toString();
+            assertEquals(hasher.hash(s.getBytes(StandardCharsets.UTF_8)), hasher.hash(s), s);
+            assertEquals(hasher.hash(s), hasher.hash(new StringBuilder(s)), s);
+        }
     }
 
     @Test
