@@ -87,7 +87,8 @@ public class ObserveEvictionHeavyBenchmark {
 
         @Setup(Level.Trial)
         public void setup() {
-            sketch = Workloads.sketch(memory, salt);
+            // Stats on: the fill below counts claims, and the benchmark reports phase-3 draws from them.
+            sketch = Workloads.builder(memory, salt, true, 0, "default", "auto", 1).recordStats().build();
             long slots = sketch.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
             // Coupon collection over buckets: about bucketCount * (8 + a few ln(bucketCount)) keys fill every slot.
             long limit = 64 * slots;

@@ -32,6 +32,12 @@ final class Workloads {
      */
     static Hotkeeper sketch(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
                             String combining, int workerTables) {
+        return builder(memoryBytes, salt, keyShards, approx, placement, combining, workerTables).build();
+    }
+
+    /** The builder {@link #sketch(long, String, boolean, int, String, String, int)} builds, for more options. */
+    static Hotkeeper.Builder builder(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
+                                     String combining, int workerTables) {
         Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
                 .keyShards(keyShards).approximateCountsAbove(approx)
                 .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
@@ -45,7 +51,7 @@ final class Workloads {
             default -> throw new IllegalArgumentException("salt=" + salt
                     + ": must be default, shared, sharded or perWorker");
         }
-        return builder.build();
+        return builder;
     }
 
     /** The {@code long} key of item {@code item} (0-based): the key {@link ZipfKeys} gives rank {@code item + 1}. */
