@@ -41,7 +41,8 @@ import java.util.function.LongFunction;
  * the replacer through the hand-off, or by the promoter itself (both go through the same membership gate, so it
  * is deleted once).
  *
- * <p>Threads: any. Progress: promotion is wait-free for the caller (it skips a busy shard); deletion is
+ * <p>Threads: any. Progress: promotion is lock-free (it skips a busy shard; giving back the link lock is a CAS
+ * loop on the slot word that fails only when another thread's refresh or replacement succeeded); deletion is
  * lock-free (a CAS loop on one state word) plus a wait-free push; {@link #topK} is wait-free.
  */
 public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
@@ -94,17 +95,17 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     // ------------------------------------------------------------------ promotion
 
-    /** Records the {@code long} key of {@code hash} in the caller's shard. Threads: any. Progress: wait-free. */
+    /** Records the {@code long} key of {@code hash} in the caller's shard. Threads: any. Progress: lock-free. */
     public void promoteLong(long hash, long key, long statsHandle) {
         promote(currentShardId(), hash, statsHandle, key, null, 0, 0, null);
     }
 
-    /** Records the byte-string key {@code key[offset, offset + length)}. Threads: any. Progress: wait-free. */
+    /** Records the byte-string key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free. */
     public void promoteBytes(long hash, MemorySegment key, long offset, long length, long statsHandle) {
         promote(currentShardId(), hash, statsHandle, 0, key, offset, length, null);
     }
 
-    /** Records the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
+    /** Records the UTF-8 bytes of {@code key}. Threads: any. Progress: lock-free. */
     public void promoteChars(long hash, CharSequence key, long statsHandle) {
         promote(currentShardId(), hash, statsHandle, 0, null, 0, 0, key);
     }
