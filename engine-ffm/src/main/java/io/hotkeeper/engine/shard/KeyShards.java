@@ -116,7 +116,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * whose ids are not known in advance, and a fixture must fill an actor's shard before the actor runs). The
      * protocol is the production one, line for line; only the shard id comes from the caller. The caller must
      * respect the ownership rule: one thread at a time per worker (the shard's busy word turns a second one
-     * away, as for virtual threads on one carrier). Threads: any. Progress: wait-free.
+     * away, as for virtual threads on one carrier). Threads: any. Progress: lock-free.
      */
     public void promoteLongAs(int worker, long hash, long key, long statsHandle) {
         promote(shardId(worker), hash, statsHandle, key, null, 0, 0, null);
