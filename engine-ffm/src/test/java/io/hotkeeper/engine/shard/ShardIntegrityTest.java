@@ -121,6 +121,22 @@ class ShardIntegrityTest {
             return ShardLayout.entryOffset(e, entryBytes);
         }
 
+        /** Takes entry {@code e} off the SIEVE list by raw writes, as an owner's unlink would, nothing else. */
+        void unlinkFromSieve(int e) {
+            int older = shard.olderOf(e);
+            int newer = shard.newerOf(e);
+            if (older != ShardLayout.NONE) {
+                setInt(seg(), entry(older) + ShardLayout.SIEVE_NEXT, newer);
+            } else {
+                setLong(seg(), ShardLayout.SIEVE_TAIL, newer);
+            }
+            if (newer != ShardLayout.NONE) {
+                setInt(seg(), entry(newer) + ShardLayout.SIEVE_PREV, older);
+            } else {
+                setLong(seg(), ShardLayout.SIEVE_HEAD, older);
+            }
+        }
+
         /** Live members (MEMBER, not DEAD), in index order. */
         List<Integer> members() {
             List<Integer> out = new ArrayList<>();
@@ -243,18 +259,7 @@ class ShardIntegrityTest {
                 corruption("a free entry with a reference", 64, "on the free list with flags or references", v -> {
                     int e = v.members().getFirst();
                     // Unlink e from the SIEVE list by hand and put it on the free list still holding its reference.
-                    int older = v.shard.olderOf(e);
-                    int newer = v.shard.newerOf(e);
-                    if (older != ShardLayout.NONE) {
-                        v.setInt(v.seg(), v.entry(older) + ShardLayout.SIEVE_NEXT, newer);
-                    } else {
-                        v.setLong(v.seg(), ShardLayout.SIEVE_TAIL, newer);
-                    }
-                    if (newer != ShardLayout.NONE) {
-                        v.setInt(v.seg(), v.entry(newer) + ShardLayout.SIEVE_PREV, older);
-                    } else {
-                        v.setLong(v.seg(), ShardLayout.SIEVE_HEAD, older);
-                    }
+                    v.unlinkFromSieve(e);
                     v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, (int) v.shard.headerWord(ShardLayout.FREE_HEAD));
                     v.setLong(v.seg(), ShardLayout.FREE_HEAD, e);
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, v.shard.state(e) & ~ShardLayout.MEMBER);
@@ -286,18 +291,7 @@ class ShardIntegrityTest {
                 corruption("a leaked entry", 1024, "leaked", v -> {
                     // Off the SIEVE list and not a member, yet neither free nor handed off.
                     int e = v.members().getFirst();
-                    int older = v.shard.olderOf(e);
-                    int newer = v.shard.newerOf(e);
-                    if (older != ShardLayout.NONE) {
-                        v.setInt(v.seg(), v.entry(older) + ShardLayout.SIEVE_NEXT, newer);
-                    } else {
-                        v.setLong(v.seg(), ShardLayout.SIEVE_TAIL, newer);
-                    }
-                    if (newer != ShardLayout.NONE) {
-                        v.setInt(v.seg(), v.entry(newer) + ShardLayout.SIEVE_PREV, older);
-                    } else {
-                        v.setLong(v.seg(), ShardLayout.SIEVE_HEAD, older);
-                    }
+                    v.unlinkFromSieve(e);
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE,
                             (v.shard.state(e) & ~ShardLayout.MEMBER & ~ShardLayout.REF_MASK) | ShardLayout.DEAD);
                     v.setLong(v.seg(), ShardLayout.LIVE, v.shard.live() - 1);
