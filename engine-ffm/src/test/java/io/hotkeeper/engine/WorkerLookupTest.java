@@ -17,11 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class WorkerLookupTest {
 
-    /** Ids held while a fresh thread that ran {@code work} is still alive. */
+    /** 1 if a fresh platform thread that ran {@code work} took a worker id (looked its worker up), else 0. */
     private static int idsHeldBy(Consumer<Hotkeeper> work, Hotkeeper hk) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         CountDownLatch exit = new CountDownLatch(1);
-        int before = Workers.held();
         Thread t = Thread.ofPlatform().start(() -> {
             work.accept(hk);
             done.countDown();
@@ -32,7 +31,7 @@ class WorkerLookupTest {
             }
         });
         assertTrue(done.await(30, TimeUnit.SECONDS));
-        int held = Workers.held() - before;
+        int held = Workers.holdsId(t) ? 1 : 0; // asked about this thread alone: other threads cannot disturb it
         exit.countDown();
         t.join();
         return held;

@@ -93,6 +93,21 @@ public final class Workers {
     }
 
     /**
+     * Whether platform thread {@code thread} holds an id, i.e. has looked its worker up (diagnostics, tests).
+     * Threads: any. Progress: blocking (a short lock).
+     */
+    public static boolean holdsId(Thread thread) {
+        synchronized (LOCK) {
+            for (Object h : holders) {
+                if (h == thread) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
      * Ids recorded as held, by live threads or by carriers' tokens (diagnostics, tests): at most the peak number
      * of threads alive at once that asked for one. Threads: any. Progress: blocking (a short lock).
      */
