@@ -107,22 +107,6 @@ public final class Workers {
         }
     }
 
-    /**
-     * Ids recorded as held, by live threads or by carriers' tokens (diagnostics, tests): at most the peak number
-     * of threads alive at once that asked for one. Threads: any. Progress: blocking (a short lock).
-     */
-    public static int held() {
-        synchronized (LOCK) {
-            int n = 0;
-            for (Object h : holders) {
-                if (h != null && !(h instanceof Thread t && !t.isAlive())) {
-                    n++;
-                }
-            }
-            return n;
-        }
-    }
-
     @SuppressWarnings("unchecked")
     private static ThreadLocal<Token> carrierLocal() {
         try {
