@@ -194,15 +194,15 @@ public final class KeyShard {
             return 0;
         }
         long base = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.KEY;
-        Utf8Writer writer = new Utf8Writer(segment, base, maxKeyBytes);
+        long written;
         try {
             // User code: charAt may throw, block, or call back into the sketch (docs/shards.md, re-entry).
-            writer.write(key);
+            written = Utf8Writer.write(segment, base, maxKeyBytes, key);
         } catch (RuntimeException | Error e) {
             abandon(entry);
             throw e;
         }
-        return publish(entry, hash, slotOffset, writer.written(), writer.truncated());
+        return publish(entry, hash, slotOffset, (int) written, (written & Utf8Writer.TRUNCATED) != 0);
     }
 
     private long publish(int entry, long hash, long slotOffset, int length, boolean truncated) {

@@ -5,82 +5,59 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Encodes a {@code CharSequence} as UTF-8 straight into native memory, stopping at a byte limit without
- * splitting a character (unpaired surrogates become '?', as in {@code String.getBytes(UTF_8)}).
+ * splitting a character (unpaired surrogates become '?', as in {@code String.getBytes(UTF_8)}). Static, so that
+ * recording a text key allocates nothing.
  *
- * <p>Threads: one (a short-lived per-call object). Progress: wait-free.
+ * <p>Threads: any (the caller owns the target range). Progress: wait-free.
  */
 final class Utf8Writer {
-    private final MemorySegment target;
-    private final long base;
-    private final int limit;
-    private int written;
-    private boolean truncated;
+    /** Flag in {@link #write}'s result: the key did not fit and was cut at a character boundary. */
+    static final long TRUNCATED = 1L << 32;
 
-    Utf8Writer(MemorySegment target, long base, int limit) {
-        this.target = target;
-        this.base = base;
-        this.limit = limit;
+    private Utf8Writer() {
     }
 
-    void write(CharSequence s) {
+    /**
+     * Writes the UTF-8 bytes of {@code s} at {@code target[base, base + limit)}; returns the bytes written, with
+     * {@link #TRUNCATED} set if {@code s} did not fit.
+     */
+    static long write(MemorySegment target, long base, int limit, CharSequence s) {
+        int written = 0;
         int n = s.length();
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
+            int encoded;
+            int bytes;
             if (c < 0x80) {
-                if (!room(1)) {
-                    return;
-                }
-                put(c);
+                encoded = c;
+                bytes = 1;
             } else if (c < 0x800) {
-                if (!room(2)) {
-                    return;
-                }
-                put(0xC0 | (c >>> 6));
-                put(0x80 | (c & 0x3F));
+                encoded = (0xC0 | (c >>> 6)) | (0x80 | (c & 0x3F)) << 8;
+                bytes = 2;
             } else if (Character.isSurrogate(c)) {
                 if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    if (!room(4)) {
-                        return;
-                    }
-                    int cp = Character.toCodePoint(c, s.charAt(++i));
-                    put(0xF0 | (cp >>> 18));
-                    put(0x80 | ((cp >>> 12) & 0x3F));
-                    put(0x80 | ((cp >>> 6) & 0x3F));
-                    put(0x80 | (cp & 0x3F));
+                    int cp = Character.toCodePoint(c, s.charAt(i + 1));
+                    encoded = (0xF0 | (cp >>> 18)) | (0x80 | ((cp >>> 12) & 0x3F)) << 8
+                            | (0x80 | ((cp >>> 6) & 0x3F)) << 16 | (0x80 | (cp & 0x3F)) << 24;
+                    bytes = 4;
                 } else {
-                    if (!room(1)) {
-                        return;
-                    }
-                    put('?');
+                    encoded = '?';
+                    bytes = 1;
                 }
             } else {
-                if (!room(3)) {
-                    return;
-                }
-                put(0xE0 | (c >>> 12));
-                put(0x80 | ((c >>> 6) & 0x3F));
-                put(0x80 | (c & 0x3F));
+                encoded = (0xE0 | (c >>> 12)) | (0x80 | ((c >>> 6) & 0x3F)) << 8 | (0x80 | (c & 0x3F)) << 16;
+                bytes = 3;
+            }
+            if (written + bytes > limit) {
+                return written | TRUNCATED;
+            }
+            for (int b = 0; b < bytes; b++) {
+                target.set(ValueLayout.JAVA_BYTE, base + written++, (byte) (encoded >>> (8 * b)));
+            }
+            if (bytes == 4) {
+                i++; // the low surrogate was part of this character
             }
         }
-    }
-
-    private boolean room(int bytes) {
-        if (written + bytes > limit) {
-            truncated = true;
-            return false;
-        }
-        return true;
-    }
-
-    private void put(int b) {
-        target.set(ValueLayout.JAVA_BYTE, base + written++, (byte) b);
-    }
-
-    int written() {
         return written;
-    }
-
-    boolean truncated() {
-        return truncated;
     }
 }

@@ -65,6 +65,20 @@ class KeyShardsTest {
     }
 
     @Test
+    void textKeysAreCutAtACharacterBoundaryNeverInsideOne() {
+        String[] keys = {"abcd\u00e9", "ab\uD83D\uDE00", "\u65e5\u672c", "ok\uD800z", "abcde"};
+        String[] stored = {"abcd", "ab", "\u65e5", "ok?z", "abcde"};
+        for (int i = 0; i < keys.length; i++) {
+            try (Hotkeeper hk = Hotkeeper.builder().maxKeyBytes(5).promotionFloor(1).build()) {
+                hk.observe(keys[i]);
+                HeavyHitter h = hk.topK(1).getFirst();
+                assertEquals(stored[i], h.keyAsString(), keys[i]);
+                assertEquals(!keys[i].equals(stored[i]) && !keys[i].contains("\uD800"), h.truncated(), keys[i]);
+            }
+        }
+    }
+
+    @Test
     void longKeysAreStoredTruncatedAndSaySo() {
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().maxKeyBytes(8).promotionFloor(1).build()) {
             String longKey = "GET /api/v1/orders/12345?verbose=true";
