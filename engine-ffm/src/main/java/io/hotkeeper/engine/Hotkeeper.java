@@ -38,8 +38,9 @@ import java.util.Objects;
  *
  * <h2>Space</h2>
  * {@code memoryBytes} is rounded down to a power-of-two number of 64-byte buckets of 8 slots (4 KiB .. 64 MiB);
- * the salt takes 128 bytes per shard and the stats 128 bytes per worker stripe, all off-heap in one
- * {@link Arena} owned by the instance.
+ * the salt takes 128 bytes per shard and the stats 128 bytes per worker stripe (allocated even with stats off:
+ * a stripe also names its worker for the per-worker salt, the combiners and approximate counting), all off-heap
+ * in one {@link Arena} owned by the instance.
  *
  * <h2>Updating</h2>
  * {@link #observe(long)} hashes the key with a 64-bit keyed hash (self-seeded from {@code SecureRandom} unless

@@ -45,9 +45,11 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *  4. References: the shard holds one while MEMBER, each push holds one until the owner pops it; an entry is
  *     freed (generation + 1) only when both are gone, so a popped entry was never reused under the pusher.
  *  5. When full, the shard evicts one of its own entries with SIEVE: the hand walks from the oldest entry
- *     towards the newest, clearing VISITED bits, and nominates the first unvisited entry; it is evicted only if
- *     its slot counts less than the candidate's (else the candidate is turned away and the promotion floor
- *     rises above it). Shards never evict for each other, so a busy worker owns a proportionally larger share.
+ *     towards the newest, clearing VISITED bits, and evicts the first unvisited entry whose slot counts less
+ *     than the candidate's. It moves past up to EVICTION_EXAMINE_LIMIT heavier unvisited entries (so it never
+ *     parks on a heavy key that is no longer observed); after that the candidate is turned away and the
+ *     promotion floor rises above it. An entry reaped because its key left the table lowers the floor again.
+ *     Shards never evict for each other, so a busy worker owns a proportionally larger share.
  */
 public final class KeyShard {
     /** Coordinates (MemorySegment, long byteOffset). */
