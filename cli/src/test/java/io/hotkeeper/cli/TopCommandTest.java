@@ -56,11 +56,11 @@ class TopCommandTest {
     }
 
     @Test
-    void minCountReportsLighterKeys() throws Exception {
+    void minCountHidesLighterKeys() throws Exception {
         Path file = Inputs.write(dir, "light.txt", List.of("a", "b", "a", "c", "a", "b"));
-        assertEquals(List.of(), Cli.run("top", "--format", "tsv", file.toString()).lines());
         assertEquals(List.of("1\ta\t3", "2\tb\t2", "3\tc\t1"),
-                Cli.run("top", "--format", "tsv", "--min-count", "1", file.toString()).lines());
+                Cli.run("top", "--format", "tsv", file.toString()).lines());
+        assertEquals(List.of("1\ta\t3"), Cli.run("top", "--format", "tsv", "--min-count", "3", file.toString()).lines());
     }
 
     @Test

@@ -80,7 +80,7 @@ public final class Hotkeeper implements AutoCloseable {
     /** Default longest key stored whole. */
     public static final int DEFAULT_MAX_KEY_BYTES = 64;
     /** Default promotion floor. */
-    public static final long DEFAULT_PROMOTION_FLOOR = 8;
+    public static final long DEFAULT_PROMOTION_FLOOR = 1;
     /** Default entries of each worker's hot-key combiner. */
     public static final int DEFAULT_COMBINER_ENTRIES = 256;
     /** Default flush threshold of the hot-key combiners. */
@@ -1162,9 +1162,11 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         /**
-         * The initial count at which a key is recorded in its observer's shard (>= 1; default 8). The floor rises
-         * by itself when a full shard turns away a candidate lighter than its eviction victim, so it settles where
-         * the shards hold the heaviest keys; lower starting floors track light keys earlier.
+         * The initial count at which a key is recorded in its observer's shard (>= 1; default 1: every key is
+         * tracked from its first observation while the shards have room, so small inputs are exact, docs/theory.md
+         * section 6). The floor rises by itself when a full shard turns away a candidate lighter than its eviction
+         * victim, so it settles where the shards hold the heaviest keys; a higher starting floor keeps keys seen
+         * fewer times out of the shards from the start.
          */
         public Builder promotionFloor(long promotionFloor) {
             if (promotionFloor < 1 || promotionFloor > TableLayout.MAX_COUNT) {

@@ -37,6 +37,8 @@ class WorkerLookupTest {
         return held;
     }
 
+    private static final long COLD_FLOOR = 1_000;
+
     private static void coldKeys(Hotkeeper hk) {
         for (long k = 0; k < 1000; k++) {
             hk.observe(k);          // each below the promotion floor: refresh, claim or lottery only
@@ -47,10 +49,13 @@ class WorkerLookupTest {
 
     @Test
     void observationsThatNeitherPromoteNorCombineLookNoWorkerUp() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).build()) {
+        // A floor the cold keys never reach: none of their observations promotes (the default floor, 1, would
+        // promote every first observation, and a promotion looks its worker up).
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).promotionFloor(COLD_FLOOR).build()) {
             assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
         }
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).shardedSalt().build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).promotionFloor(COLD_FLOOR).shardedSalt()
+                .build()) {
             assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
         }
     }

@@ -45,8 +45,9 @@ class PromotionRaceStressTest {
                 System.out.printf("PromotionRaceStressTest round %d: promotions %d, missed %d, replacements %d, "
                         + "hand-offs %d%n", round, stats.promotions(), stats.promotionsMissed(), stats.replacements(),
                         stats.handOffs());
-                // The race is met: slots change hands and tracked keys are expelled while others are promoted.
-                assertTrue(stats.promotions() > 200 && stats.replacements() > 1_000, stats.toString());
+                // The race is met: slots change hands and tracked keys are expelled while others are promoted
+                // (promotions per round depend on scheduling: 181 to several hundred measured on 2 busy cores).
+                assertTrue(stats.promotions() > 100 && stats.replacements() > 1_000, stats.toString());
                 handOffs += stats.handOffs();
                 List<String> violations = ShardIntegrity.violations(hk.keyShards());
                 assertEquals(List.of(), violations, "round " + round);
