@@ -164,9 +164,12 @@ public final class Hotkeeper implements AutoCloseable {
                 this.salt = new EvictionSalt(regions.allocate(arena, "salt", SaltLayout.segmentBytes(saltShards),
                         SaltLayout.ALIGNMENT, placement), saltShards);
             }
-            this.stats = new StatsStripes(regions.allocate(arena, "stats",
-                    StatsStripes.segmentBytes(exclusive, shared), StatsLayout.ALIGNMENT, placement), exclusive, shared,
-                    b.recordStats);
+            // The stats region holds the counters and approximate counting's coins; without either, the stripes
+            // only name workers and nothing is allocated for them.
+            this.stats = b.recordStats || b.approximateBits != 0
+                    ? new StatsStripes(regions.allocate(arena, "stats", StatsStripes.segmentBytes(exclusive, shared),
+                            StatsLayout.ALIGNMENT, placement), exclusive, shared, b.recordStats)
+                    : StatsStripes.namesOnly(exclusive, shared);
             // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
             // Worker tables: a worker's table is its own already, so AUTO never engages there.
             boolean combine = b.combining == CombiningMode.ON
@@ -672,7 +675,7 @@ public final class Hotkeeper implements AutoCloseable {
                             : combiners.auto() ? CombiningMode.AUTO : CombiningMode.ON,
                     combiners != null && combiners.engaged(), combiners == null ? 0 : combiners.entries(),
                     combiners == null ? 0 : (int) combiners.flushThreshold(),
-                    combiners == null ? 0 : combiners.activeBlocks());
+                    combiners == null ? 0 : combiners.activeBlocks(), regions.bytesByPart());
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -708,6 +711,9 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** Operation counts summed over all workers. Threads: any. Progress: wait-free. */
     public HotkeeperStats stats() {
+        if (!stats.hasRegion()) {
+            ensureOpen(); // stats off: no counters to read, so nothing native to fail on after close
+        }
         try {
             return new HotkeeperStats(stats.sum(StatsLayout.REFRESHES), stats.sum(StatsLayout.CLAIMS),
                     stats.sum(StatsLayout.EVICTION_ATTEMPTS), stats.sum(StatsLayout.EVICTION_WINS),

@@ -23,10 +23,28 @@ import io.hotkeeper.engine.salt.SaltMode;
  * @param combinerEntries entries of each worker's hot-key combiner (0: combining off)
  * @param flushThreshold observations of a combined key per flush to the table (0: combining off)
  * @param combiners      workers that have a combiner block so far
+ * @param nativeBytesByPart native bytes the instance has allocated so far, by part: {@code table},
+ *                       {@code control} (the promotion floor's line), {@code links}, {@code shard} (all workers'
+ *                       key shards), {@code combiner}, {@code salt} and {@code stats} (only with
+ *                       {@code recordStats()} or approximate counting); a part the instance has none of is absent.
+ *                       Key shards and combiner blocks are allocated by each worker's first use, so the figures grow
+ *                       with the workers until every one has its own
  */
 public record HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode,
                             int saltShards, boolean keyShards, int shards, int shardCapacity, int maxKeyBytes,
                             long promotionFloor, long shardBytes, int tables,
                             CombiningMode combining, boolean combiningEngaged, int combinerEntries,
-                            int flushThreshold, int combiners) {
+                            int flushThreshold, int combiners, java.util.SortedMap<String, Long> nativeBytesByPart) {
+    /**
+     * Every native byte the instance has allocated so far: the sum of {@link #nativeBytesByPart()}.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public long nativeBytes() {
+        long total = 0;
+        for (long bytes : nativeBytesByPart.values()) {
+            total += bytes;
+        }
+        return total;
+    }
 }

@@ -183,6 +183,25 @@ public final class RegionAllocator {
     }
 
     /**
+     * The native bytes of every region allocated so far, by part: a region's name up to its first {@code '['}
+     * ({@code table}, {@code control}, {@code links}, {@code shard}, {@code combiner}, {@code salt},
+     * {@code stats}), summed over the tables and workers that have one. The regions of a closed arena are
+     * included (the figures describe what the instance allocated).
+     *
+     * <p>Threads: any. Progress: wait-free for a given number of regions (the list only grows).
+     *
+     * @return an unmodifiable map, parts in name order
+     */
+    public java.util.SortedMap<String, Long> bytesByPart() {
+        java.util.TreeMap<String, Long> parts = new java.util.TreeMap<>();
+        for (Region r : regions) {
+            int bracket = r.name().indexOf('[');
+            parts.merge(bracket < 0 ? r.name() : r.name().substring(0, bracket), r.bytes(), Long::sum);
+        }
+        return java.util.Collections.unmodifiableSortedMap(parts);
+    }
+
+    /**
      * Why policies other than {@code default} fall back on this allocator.
      *
      * <p>Threads: any. Progress: wait-free.

@@ -57,6 +57,17 @@ public final class StatsStripes {
         if (Integer.bitCount(sharedStripes) != 1) {
             throw new IllegalArgumentException("sharedStripes=" + sharedStripes + ": must be a power of two");
         }
+        if (region == null) {
+            // Names only: no counters and no coins, so nothing native (see namesOnly).
+            if (recording) {
+                throw new IllegalArgumentException("a recording StatsStripes needs a region");
+            }
+            this.exclusiveStripes = exclusiveStripes;
+            this.sharedMask = sharedStripes - 1;
+            this.region = null;
+            this.recording = false;
+            return;
+        }
         if (region.byteSize() < segmentBytes(exclusiveStripes, sharedStripes)) {
             throw new IllegalArgumentException("stats segment: size=" + region.byteSize() + ": must be >= "
                     + segmentBytes(exclusiveStripes, sharedStripes));
@@ -73,12 +84,31 @@ public final class StatsStripes {
     }
 
     /**
+     * Stripes that only name workers (for the per-worker salt and the combiners), with no native region: nothing
+     * is counted ({@link #sum} is 0) and there are no coins ({@link #random} throws). For instances that record
+     * no stats and count exactly, so that they allocate nothing for stats.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     */
+    public static StatsStripes namesOnly(int exclusiveStripes, int sharedStripes) {
+        return new StatsStripes(null, exclusiveStripes, sharedStripes, false);
+    }
+
+    /** Whether the stripes have a native region (counters and coins). Threads: any. Progress: wait-free. */
+    public boolean hasRegion() {
+        return region != null;
+    }
+
+    /**
      * The next pseudo-random word of the stripe named by {@code handle} (xorshift64*). A racing pair of writers
      * on a shared stripe may both return the same word: harmless, it only feeds unbiased coin flips.
      *
      * <p>Threads: any. Progress: wait-free.
      */
     public long random(long handle) {
+        if (region == null) {
+            throw new IllegalStateException("no coins: these stripes only name workers (StatsStripes.namesOnly)");
+        }
         long offset = (handle & ~SHARED_BIT) + StatsLayout.RANDOM;
         long x = (long) COUNTER.get(region, offset);
         x ^= x >>> 12;
@@ -147,6 +177,9 @@ public final class StatsStripes {
 
     /** The sum of counter {@code counterOffset} over all stripes. Threads: any. Progress: wait-free. */
     public long sum(int counterOffset) {
+        if (region == null) {
+            return 0;
+        }
         long total = 0;
         long stripes = region.byteSize() / StatsLayout.STRIPE_BYTES;
         for (int s = 0; s < stripes; s++) {
