@@ -680,7 +680,10 @@ public final class Hotkeeper implements AutoCloseable {
 
     /**
      * Where every native region sits: size, requested policy, effective policy, and the NUMA nodes its pages are
-     * on, queried from the kernel. Threads: any. Progress: blocking (a system call per region).
+     * on, queried from the kernel. The first report (or the first placement other than {@link Placement#DEFAULT})
+     * loads libnuma: restricted native calls, for which the JVM wants {@code --enable-native-access}
+     * (docs/deployment.md); a sketch built and used with the default placement makes none. Threads: any.
+     * Progress: blocking (a system call per region).
      */
     public PlacementReport placement() {
         // The report asks the kernel about addresses; it would describe freed regions without complaint.
