@@ -567,12 +567,12 @@ public final class Hotkeeper implements AutoCloseable {
         for (KeyShards s : shardSets) {
             for (HeavyHitter h : s.topK(n)) {
                 merged.merge(java.nio.ByteBuffer.wrap(h.key()), h, (a, c) -> new HeavyHitter(a.key(),
-                        a.estimate() + c.estimate(), a.truncated()));
+                        a.estimate() + c.estimate(), a.truncated(), a.kind()));
             }
         }
         List<HeavyHitter> out = new java.util.ArrayList<>(merged.size());
         for (HeavyHitter h : merged.values()) {
-            out.add(h.truncated() ? h : new HeavyHitter(h.key(), read(hasher.hash(h.key())), false));
+            out.add(h.truncated() ? h : new HeavyHitter(h.key(), read(hasher.hash(h.key())), false, h.kind()));
         }
         out.sort((a, c) -> Long.compare(c.estimate(), a.estimate()));
         return out.size() > n ? List.copyOf(out.subList(0, n)) : out;

@@ -27,7 +27,12 @@ class PlainLaunchTest {
         Result run = launch();
         assertEquals(0, run.exit(), run.toString());
         assertEquals("", run.stderr(), run.toString());
-        assertEquals(3, run.stdout().lines().count(), run.toString());
+        List<String> lines = run.stdout().lines().toList();
+        assertEquals(3, lines.size(), run.toString());
+        // The README sample's promise: a long key prints as a number, text as text, other bytes escaped.
+        assertTrue(lines.contains("42 10000"), run.toString());
+        assertTrue(lines.contains("GET /api/v1/quote 10000"), run.toString());
+        assertTrue(lines.contains("\\x01\\x02\\x03 10000"), run.toString());
     }
 
     @Test
