@@ -17,5 +17,4 @@ module io.hotkeeper.engine {
     exports io.hotkeeper.engine.stats;
     exports io.hotkeeper.engine.table;
     exports io.hotkeeper.engine.worker;
-    exports io.hotkeeper.engine.workload;
 }

@@ -570,12 +570,12 @@ public final class Hotkeeper implements AutoCloseable {
         for (KeyShards s : shardSets) {
             for (HeavyHitter h : s.topK(n)) {
                 merged.merge(java.nio.ByteBuffer.wrap(h.key()), h, (a, c) -> new HeavyHitter(a.key(),
-                        a.estimate() + c.estimate(), a.truncated()));
+                        a.estimate() + c.estimate(), a.truncated(), a.kind()));
             }
         }
         List<HeavyHitter> out = new java.util.ArrayList<>(merged.size());
         for (HeavyHitter h : merged.values()) {
-            out.add(h.truncated() ? h : new HeavyHitter(h.key(), read(hasher.hash(h.key())), false));
+            out.add(h.truncated() ? h : new HeavyHitter(h.key(), read(hasher.hash(h.key())), false, h.kind()));
         }
         out.sort((a, c) -> Long.compare(c.estimate(), a.estimate()));
         return out.size() > n ? List.copyOf(out.subList(0, n)) : out;
@@ -683,7 +683,10 @@ public final class Hotkeeper implements AutoCloseable {
 
     /**
      * Where every native region sits: size, requested policy, effective policy, and the NUMA nodes its pages are
-     * on, queried from the kernel. Threads: any. Progress: blocking (a system call per region).
+     * on, queried from the kernel. The first report (or the first placement other than {@link Placement#DEFAULT})
+     * loads libnuma: restricted native calls, for which the JVM wants {@code --enable-native-access}
+     * (docs/deployment.md); a sketch built and used with the default placement makes none. Threads: any.
+     * Progress: blocking (a system call per region).
      */
     public PlacementReport placement() {
         // The report asks the kernel about addresses; it would describe freed regions without complaint.

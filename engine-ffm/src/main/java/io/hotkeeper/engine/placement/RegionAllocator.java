@@ -10,6 +10,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Allocates Hotkeeper's named native regions ({@code "table"}, {@code "salt"}, {@code "stats"},
@@ -34,6 +35,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Placement#node(int) node} that does not exist is never a fallback: it is an
  * {@link IllegalArgumentException} on every machine.
  *
+ * <h2>Native access</h2>
+ * The production allocator ({@link #RegionAllocator()}) does not touch libnuma until it is needed: the first
+ * allocation with a policy other than {@link Placement#DEFAULT}, the first {@link #report()} or the first
+ * {@link #fallbackReason()}. Only then does it load the {@code Numa} facade, whose downcalls are restricted
+ * methods: an allocator used with {@code DEFAULT} placement only makes no restricted call, so an application
+ * needs no {@code --enable-native-access} and gets no native-access warning from the JDK.
+ *
  * <h2>Threads</h2>
  * Any thread may allocate and report at any time; the record of regions is a concurrent queue. The allocator
  * keeps each region's segment reachable (for the report), so use it with arenas that are closed explicitly.
@@ -43,22 +51,25 @@ public final class RegionAllocator {
     /** Logger name of the one fallback line. */
     public static final String LOGGER_NAME = "io.hotkeeper.placement";
 
-    private final Numa numa;
+    /** The facade, loaded on first need (see "Native access"); always the same instance once loaded. */
+    private final Supplier<Numa> numaSource;
     private final System.Logger logger;
-    private final String fallbackReason;
+    private final boolean placeOnOneNode;
+    /** The loaded facade and its fallback reason; null until first needed. Racing loads publish equal values. */
+    private volatile Loaded loaded;
     private final AtomicBoolean fallbackLogged = new AtomicBoolean();
     private final Queue<Region> regions = new ConcurrentLinkedQueue<>();
     /** Bytes of the regions handed out and not yet reported freed (see {@link NativeBytes}). */
     private final AtomicLong allocatedBytes = new AtomicLong();
 
     /**
-     * An allocator over the system libnuma ({@code Numa.system()}).
+     * An allocator over the system libnuma ({@code Numa.system()}), loaded only when first needed: an allocator
+     * asked for {@link Placement#DEFAULT} regions only never loads it (see "Native access").
      *
-     * <p>Threads: any. Progress: blocking on the first use of {@code Numa.system()} (loads libnuma), then
-     * wait-free.
+     * <p>Threads: any. Progress: wait-free (loads nothing).
      */
     public RegionAllocator() {
-        this(Numa.system());
+        this(Numa::system, System.getLogger(LOGGER_NAME), false);
     }
 
     /** An allocator over {@code numa} (tests: {@code Numa.load("libnuma-does-not-exist.so")}). */
@@ -75,12 +86,41 @@ public final class RegionAllocator {
      *        path; in production one node is a fallback, placement having no effect there)
      */
     RegionAllocator(Numa numa, System.Logger logger, boolean placeOnOneNode) {
-        this.numa = Objects.requireNonNull(numa, "numa");
+        this(supplierOf(Objects.requireNonNull(numa, "numa")), logger, placeOnOneNode);
+        this.loaded = load();
+    }
+
+    private RegionAllocator(Supplier<Numa> numaSource, System.Logger logger, boolean placeOnOneNode) {
+        this.numaSource = numaSource;
         this.logger = Objects.requireNonNull(logger, "logger");
-        this.fallbackReason = !numa.isAvailable() ? "libnuma unavailable: " + numa.unavailableReason()
+        this.placeOnOneNode = placeOnOneNode;
+    }
+
+    private static Supplier<Numa> supplierOf(Numa numa) {
+        return () -> numa;
+    }
+
+    /** The facade and why placement falls back on it. */
+    private record Loaded(Numa numa, String fallbackReason) {
+    }
+
+    private Loaded load() {
+        Numa numa = Objects.requireNonNull(numaSource.get(), "numa");
+        return new Loaded(numa, !numa.isAvailable() ? "libnuma unavailable: " + numa.unavailableReason()
                 : numa.nodeCount() == 1 && !placeOnOneNode
                 ? "one NUMA node (nodes=" + numa.nodes() + "), placement has no effect"
-                : "";
+                : "");
+    }
+
+    /** The loaded facade, loading it on first call (the only place that makes restricted calls). */
+    private Loaded loaded() {
+        Loaded l = loaded;
+        if (l == null) {
+            // Racing first calls each load; Numa.system() is one instance, so they compute equal values.
+            l = load();
+            loaded = l;
+        }
+        return l;
     }
 
     /**
@@ -116,19 +156,23 @@ public final class RegionAllocator {
         if (alignment <= 0 || Long.bitCount(alignment) != 1) {
             throw new IllegalArgumentException("alignment=" + alignment + ": must be a power of two");
         }
-        if (placement.kind() == Placement.Kind.NODE && !numa.nodes().contains(placement.nodeNumber())) {
-            throw new IllegalArgumentException("node=" + placement.nodeNumber() + ": available nodes are "
-                    + numa.nodes());
-        }
         Region region;
         if (placement.kind() == Placement.Kind.DEFAULT) {
+            // No libnuma here: the default path makes no restricted call (see "Native access").
             region = new Region(name, bytes, placement, placement, "", arena.allocate(bytes, alignment));
-        } else if (!fallbackReason.isEmpty()) {
-            logFallbackOnce(name, placement);
-            region = new Region(name, bytes, placement, Placement.DEFAULT, fallbackReason,
-                    arena.allocate(bytes, alignment));
         } else {
-            region = placeWithLibnuma(arena, name, bytes, alignment, placement);
+            Loaded l = loaded();
+            if (placement.kind() == Placement.Kind.NODE && !l.numa().nodes().contains(placement.nodeNumber())) {
+                throw new IllegalArgumentException("node=" + placement.nodeNumber() + ": available nodes are "
+                        + l.numa().nodes());
+            }
+            if (!l.fallbackReason().isEmpty()) {
+                logFallbackOnce(l, name, placement);
+                region = new Region(name, bytes, placement, Placement.DEFAULT, l.fallbackReason(),
+                        arena.allocate(bytes, alignment));
+            } else {
+                region = placeWithLibnuma(l.numa(), arena, name, bytes, alignment, placement);
+            }
         }
         regions.add(region);
         allocatedBytes.addAndGet(bytes);
@@ -173,13 +217,17 @@ public final class RegionAllocator {
      * the nodes its pages sit on as the kernel reports them (pages not touched yet are counted as such).
      * Regions whose arena has closed are listed as freed.
      *
-     * <p>Threads: any. Progress: blocking (one {@code move_pages} query per region).
+     * <p>The report asks the kernel through libnuma, so it loads the facade if no allocation did: a restricted
+     * call, which needs native access like placement itself.
+     *
+     * <p>Threads: any. Progress: blocking (loads libnuma on first need; one {@code move_pages} query per region).
      *
      * @return the report, regions in allocation order
      */
     public PlacementReport report() {
-        List<RegionPlacement> placements = regions.stream().map(r -> PageCensus.of(numa, r)).toList();
-        return new PlacementReport(numa.toString(), fallbackReason, placements);
+        Loaded l = loaded();
+        List<RegionPlacement> placements = regions.stream().map(r -> PageCensus.of(l.numa(), r)).toList();
+        return new PlacementReport(l.numa().toString(), l.fallbackReason(), placements);
     }
 
     /**
@@ -202,17 +250,19 @@ public final class RegionAllocator {
     }
 
     /**
-     * Why policies other than {@code default} fall back on this allocator.
+     * Why policies other than {@code default} fall back on this allocator. Loads the facade if nothing did yet
+     * (a restricted call, see "Native access").
      *
-     * <p>Threads: any. Progress: wait-free.
+     * <p>Threads: any. Progress: blocking on first need (loads libnuma), then wait-free.
      *
      * @return the reason, or the empty string when placement is applied
      */
     public String fallbackReason() {
-        return fallbackReason;
+        return loaded().fallbackReason();
     }
 
-    private Region placeWithLibnuma(Arena arena, String name, long bytes, long alignment, Placement placement) {
+    private static Region placeWithLibnuma(Numa numa, Arena arena, String name, long bytes, long alignment,
+                                           Placement placement) {
         long pageSize = numa.pageSize();
         long extra = Math.max(0, alignment - pageSize);
         long size = bytes + extra;
@@ -238,11 +288,12 @@ public final class RegionAllocator {
         return new Region(name, bytes, placement, effective, "", raw.asSlice(pad, bytes));
     }
 
-    private void logFallbackOnce(String name, Placement placement) {
+    private void logFallbackOnce(Loaded l, String name, Placement placement) {
         if (fallbackLogged.compareAndSet(false, true)) {
-            System.Logger.Level level = numa.isAvailable() ? System.Logger.Level.INFO : System.Logger.Level.WARNING;
+            System.Logger.Level level = l.numa().isAvailable() ? System.Logger.Level.INFO
+                    : System.Logger.Level.WARNING;
             logger.log(level, "NUMA placement off, regions use plain arena allocation (effective placement "
-                    + "default): " + fallbackReason + " (first: region " + name + ", requested " + placement
+                    + "default): " + l.fallbackReason() + " (first: region " + name + ", requested " + placement
                     + ")");
         }
     }

@@ -162,7 +162,7 @@ public final class KeyShard {
                 segment.set(ValueLayout.JAVA_BYTE, base + ShardLayout.KEY + i, (byte) (key >>> (8 * i)));
             }
         }
-        return publish(entry, hash, slotOffset, length, length < Long.BYTES);
+        return publish(entry, hash, slotOffset, length, length < Long.BYTES, ShardLayout.KIND_LONG);
     }
 
     /**
@@ -183,7 +183,7 @@ public final class KeyShard {
             abandon(entry);
             throw e;
         }
-        return publish(entry, hash, slotOffset, stored, stored < length);
+        return publish(entry, hash, slotOffset, stored, stored < length, ShardLayout.KIND_BYTES);
     }
 
     /**
@@ -204,14 +204,16 @@ public final class KeyShard {
             abandon(entry);
             throw e;
         }
-        return publish(entry, hash, slotOffset, (int) written, (written & Utf8Writer.TRUNCATED) != 0);
+        return publish(entry, hash, slotOffset, (int) written, (written & Utf8Writer.TRUNCATED) != 0,
+                ShardLayout.KIND_TEXT);
     }
 
-    private long publish(int entry, long hash, long slotOffset, int length, boolean truncated) {
+    private long publish(int entry, long hash, long slotOffset, int length, boolean truncated, int kind) {
         long base = ShardLayout.entryOffset(entry, entryBytes);
         LONG.set(segment, base + ShardLayout.HASH, hash);
         LONG.set(segment, base + ShardLayout.SLOT, slotOffset);
         INT.set(segment, base + ShardLayout.KEY_LENGTH, length);
+        INT.set(segment, base + ShardLayout.KEY_KIND, kind);
         long state = (long) LONG.get(segment, base + ShardLayout.STATE);
         int generation = ShardLayout.generation(state);
         long flags = MEMBER | (truncated ? ShardLayout.TRUNCATED : 0);
@@ -571,6 +573,7 @@ public final class KeyShard {
         }
         long hash = (long) LONG.getOpaque(segment, base + ShardLayout.HASH);
         int length = (int) INT.getOpaque(segment, base + ShardLayout.KEY_LENGTH);
+        int kind = (int) INT.getOpaque(segment, base + ShardLayout.KEY_KIND);
         if (length < 0 || length > maxKeyBytes) {
             return null;
         }
@@ -582,7 +585,7 @@ public final class KeyShard {
         if (ShardLayout.generation(again) != generation) {
             return null;
         }
-        return new Key(bytes, (state & ShardLayout.TRUNCATED) != 0, hash);
+        return new Key(bytes, (state & ShardLayout.TRUNCATED) != 0, hash, ShardLayout.kind(kind));
     }
 
     /**
@@ -593,9 +596,11 @@ public final class KeyShard {
         long base = ShardLayout.entryOffset(entry, entryBytes);
         long state = (long) LONG.getAcquire(segment, base + ShardLayout.STATE);
         int length = (int) INT.getOpaque(segment, base + ShardLayout.KEY_LENGTH);
+        int kind = (int) INT.getOpaque(segment, base + ShardLayout.KEY_KIND);
         byte[] bytes = new byte[length];
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base + ShardLayout.KEY, bytes, 0, length);
-        return new io.hotkeeper.engine.HeavyHitter(bytes, estimate, (state & ShardLayout.TRUNCATED) != 0);
+        return new io.hotkeeper.engine.HeavyHitter(bytes, estimate, (state & ShardLayout.TRUNCATED) != 0,
+                ShardLayout.kind(kind));
     }
 
     /**
@@ -676,7 +681,7 @@ public final class KeyShard {
         return (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.NEXT);
     }
 
-    /** A key copied out of a shard, with the hash recorded beside it. */
-    public record Key(byte[] bytes, boolean truncated, long hash) {
+    /** A key copied out of a shard, with the hash and the kind recorded beside it. */
+    public record Key(byte[] bytes, boolean truncated, long hash, io.hotkeeper.engine.HeavyHitter.Kind kind) {
     }
 }

@@ -493,7 +493,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             }
             // The table's count (read with the volatile load above) first, then the combiners' pending counts.
             long estimate = TableLayout.count(word) + pendingCounts.pending(key.hash());
-            out.add(new HeavyHitter(key.bytes(), estimate, key.truncated()));
+            out.add(new HeavyHitter(key.bytes(), estimate, key.truncated(), key.kind()));
             best.add(estimate);
             if (best.size() > want) {
                 best.poll();

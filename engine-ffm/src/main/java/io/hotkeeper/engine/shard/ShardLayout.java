@@ -18,13 +18,14 @@ package io.hotkeeper.engine.shard;
  *
  * <h2>Entry (ENTRY_HEADER_BYTES + maxKeyBytes rounded up to 8)</h2>
  * <pre>
- *  0        8        16       24       32         36          40          44     48
- *  +--------+--------+--------+--------+----------+-----------+-----------+------+----------------+
- *  | state  | next   | hash   | slot   | key len  | sieve prev| sieve next| pad  | key bytes ...  |
- *  +--------+--------+--------+--------+----------+-----------+-----------+------+----------------+
+ *  0        8        16       24       32         36          40          44         48
+ *  +--------+--------+--------+--------+----------+-----------+-----------+----------+----------------+
+ *  | state  | next   | hash   | slot   | key len  | sieve prev| sieve next| key kind | key bytes ...  |
+ *  +--------+--------+--------+--------+----------+-----------+-----------+----------+----------------+
  *  state: atomic, any thread (CAS). next: hand-off stack link, written by the pusher.
- *  hash, slot, key len, key: written by the owner before the entry is published, immutable while its
- *  generation lasts. sieve prev/next: owner only (SIEVE list, then free list).
+ *  hash, slot, key len, key kind, key: written by the owner before the entry is published, immutable while
+ *  its generation lasts. sieve prev/next: owner only (SIEVE list, then free list).
+ *  key kind (int): how the key was observed, KIND_BYTES 0, KIND_LONG 1, KIND_TEXT 2 (was padding, always 0).
  * </pre>
  *
  * <h2>State word</h2>
@@ -89,10 +90,19 @@ public final class ShardLayout {
     public static final long SIEVE_PREV = 36;
     /** Entry: SIEVE next (towards the head); the free list's link while free. */
     public static final long SIEVE_NEXT = 40;
+    /** Entry: the key's kind, {@link #KIND_BYTES}, {@link #KIND_LONG} or {@link #KIND_TEXT} (an int). */
+    public static final long KEY_KIND = 44;
     /** Entry: first key byte. */
     public static final long KEY = 48;
     /** Bytes of an entry's fixed part. */
     public static final int ENTRY_HEADER_BYTES = 48;
+
+    /** Key kind: bytes ({@code observe(byte[])}, {@code observe(MemorySegment)}); 0, so a zeroed entry is bytes. */
+    public static final int KIND_BYTES = 0;
+    /** Key kind: a {@code long}'s 8 little-endian bytes ({@code observe(long)}). */
+    public static final int KIND_LONG = 1;
+    /** Key kind: a {@code CharSequence}'s UTF-8 bytes ({@code observe(CharSequence)}). */
+    public static final int KIND_TEXT = 2;
 
     /** "No entry" in index fields. */
     public static final int NONE = -1;
@@ -126,6 +136,15 @@ public final class ShardLayout {
     public static final int ALIGNMENT = 128;
 
     private ShardLayout() {
+    }
+
+    /** The heavy hitter kind of a stored key kind; an unknown code reads as bytes. */
+    public static io.hotkeeper.engine.HeavyHitter.Kind kind(int code) {
+        return switch (code) {
+            case KIND_LONG -> io.hotkeeper.engine.HeavyHitter.Kind.LONG;
+            case KIND_TEXT -> io.hotkeeper.engine.HeavyHitter.Kind.TEXT;
+            default -> io.hotkeeper.engine.HeavyHitter.Kind.BYTES;
+        };
     }
 
     /** Bytes of one entry for keys of up to {@code maxKeyBytes}. */

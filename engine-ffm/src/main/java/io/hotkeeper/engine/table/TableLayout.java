@@ -37,7 +37,7 @@ package io.hotkeeper.engine.table;
  *  +---------------------------------+----------------+-------------+
  *  | spare (32 bits)                 | fingerprint    | bucket index|
  *  +---------------------------------+----------------+-------------+
- *  fingerprint bits = min(23, 32 - indexBits); indexBits <= 20, so a fingerprint has at least 12 bits.
+ *  fingerprint bits = min(23, 32 - indexBits); indexBits &lt;= 20, so a fingerprint has at least 12 bits.
  *  spare feeds the eviction draw and picks the salt shard; it never overlaps index or fingerprint.
  * </pre>
  */
