@@ -17,11 +17,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 
 /**
- * The demo on an embedded default: a generated Zipf stream, observed at 1..N threads (N = available
+ * The demo on an embedded default: a generated Zipf stream, observed at 1 thread and at N threads (N = available
  * processors); prints throughput, the heavy hitters the sketch reports with {@code topK} (real keys from its key
  * shards) with estimate and exact count side by side, precision@k and the memory used.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         description = "Runs Hotkeeper on a generated Zipf stream and compares its top-k with exact counts.")
 final class DemoCommand implements Callable<Integer> {
     @Spec
@@ -49,7 +49,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "need --keys >= 1, --distinct >= 1, "
                     + "1 <= --k <= min(100000, --distinct), --top >= 0, 0 <= --zipf <= 10");
         }
-        Hotkeeper.Builder builder = Hotkeeper.builder().recordStats().k(Math.max(k, top)).seed(seed);
+        Hotkeeper.Builder builder = Hotkeeper.builder().k(Math.max(k, top)).seed(seed);
         try {
             builder.memoryBytes(memory);
         } catch (IllegalArgumentException e) {
@@ -72,7 +72,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println();
         out.println("threads  M observes/s");
         Hotkeeper last = null;
-        for (int threads = 1; threads <= processors; threads++) {
+        for (int threads : processors == 1 ? new int[] {1} : new int[] {1, processors}) {
             if (last != null) {
                 last.close();
             }
@@ -105,7 +105,9 @@ final class DemoCommand implements Callable<Integer> {
             out.printf("memory: %s (table %s, %,d buckets x 8 slots; key shards %s, %d shards), off-heap%n",
                     bytes(info.tableBytes() + info.shardBytes()), bytes(info.tableBytes()), info.buckets(),
                     bytes(info.shardBytes()), info.shards());
-            out.printf("stats: %s%n", hk.stats());
+            out.println();
+            out.println("Try it on your own data (one key per line, or --field N -d ' ' for a column):");
+            out.println("  ./hotkeeper top -k 20 FILE");
         }
         return 0;
     }
