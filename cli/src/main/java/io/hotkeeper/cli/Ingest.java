@@ -15,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -314,7 +315,8 @@ final class Ingest implements AutoCloseable {
         Tally reader = new Tally();
         boolean done = false;
         try {
-            read(source, queue, reader, scanners.get().maxLineBytes(), workers, progress);
+            LineScanner probe = scanners.get();
+            read(source, queue, reader, probe.maxLineBytes(), probe.weighted(), workers, progress);
             done = true;
         } finally {
             if (done) {
@@ -335,12 +337,12 @@ final class Ingest implements AutoCloseable {
      * is dropped (and counted) without being buffered whole.
      */
     private static void read(Source source, BlockingQueue<Block> queue, Tally tally, long maxLine,
-                             Workers workers, Progress progress) throws InterruptedException {
+                             boolean countLines, Workers workers, Progress progress) throws InterruptedException {
         InputStream in = source.stream();
         byte[] buf = new byte[BLOCK];
         int filled = 0;
         long offset = 0; // the stream's offset of buf[0]
-        long line = 1; // the line number of the line at buf[0]
+        long line = countLines ? 1 : -1; // the line number of the line at buf[0], or -1: not counted
         boolean skipping = false; // inside a line that is too long: drop bytes up to the next LF
         while (true) {
             int n;
@@ -367,7 +369,9 @@ final class Ingest implements AutoCloseable {
                     continue;
                 }
                 skipping = false;
-                line++;
+                if (line >= 0) {
+                    line++;
+                }
                 offset += nl + 1;
                 System.arraycopy(buf, nl + 1, buf, 0, filled - nl - 1);
                 filled -= nl + 1;
@@ -378,13 +382,24 @@ final class Ingest implements AutoCloseable {
             }
             int last = lastIndexOf(buf, filled);
             if (last >= 0) {
-                byte[] next = new byte[Math.max(BLOCK, filled - last - 1)];
-                System.arraycopy(buf, last + 1, next, 0, filled - last - 1);
-                put(queue, new Block(buf, last + 1, offset, line), workers);
-                line += LineScanner.countNewlines(MemorySegment.ofArray(buf), 0, last + 1);
-                offset += last + 1;
-                filled -= last + 1;
-                buf = next;
+                int length = last + 1;
+                Block block;
+                if (length < BLOCK / 4) {
+                    // A small block (a slow pipe): hand over a copy and keep the buffer.
+                    block = new Block(Arrays.copyOf(buf, length), length, offset, line);
+                    System.arraycopy(buf, length, buf, 0, filled - length);
+                } else {
+                    block = new Block(buf, length, offset, line);
+                    byte[] next = new byte[Math.max(BLOCK, filled - length)];
+                    System.arraycopy(buf, length, next, 0, filled - length);
+                    buf = next;
+                }
+                put(queue, block, workers);
+                if (line >= 0) {
+                    line += LineScanner.countNewlines(MemorySegment.ofArray(block.data()), 0, length);
+                }
+                offset += length;
+                filled -= length;
             } else if (filled == buf.length) {
                 // One line fills the buffer: grow it while the line may still be short enough, else drop it.
                 if (filled > maxLine + 1) {

@@ -83,6 +83,11 @@ final class LineScanner {
         return maxLineBytes;
     }
 
+    /** Whether lines carry a weight (then the position of the first bad one is wanted, line number included). */
+    boolean weighted() {
+        return weightField > 0;
+    }
+
     /** The index of the first LF in {@code [from, end)}, or {@code end}. */
     static long indexOfNewline(MemorySegment seg, long from, long end) {
         long i = from;

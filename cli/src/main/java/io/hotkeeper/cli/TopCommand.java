@@ -272,7 +272,9 @@ final class TopCommand implements Callable<Integer> {
                 report.writeBlock(out, time, partial, top(hk));
                 out.flush();
             } catch (Exception e) {
-                throw new IllegalStateException(e);
+                PrintWriter err = spec.commandLine().getErr();
+                err.println("hotkeeper: cannot print the top-k so far (" + Ingest.reason(e) + ")");
+                err.flush();
             }
         }
     }
