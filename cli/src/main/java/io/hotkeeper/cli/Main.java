@@ -21,7 +21,8 @@ import java.util.function.Supplier;
 /**
  * Entry point of {@code ./hotkeeper}: no arguments runs the demo. Exit codes: 0 done, 1 internal error, 2 bad
  * option, bad value, or an input unreadable or truncated while read (one message line, never a stack trace; set
- * HOTKEEPER_DEBUG=1 to get the stack trace of an internal error).
+ * HOTKEEPER_DEBUG=1 to get the stack trace of an internal error); 130 and 143 after SIGINT and SIGTERM
+ * ({@link Interrupts}, installed only by {@link #main}).
  */
 @Command(name = "hotkeeper", mixinStandardHelpOptions = true, versionProvider = Version.class,
         subcommands = CommandLine.HelpCommand.class,

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.Hotkeeper;
 
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -57,6 +58,21 @@ final class Report {
             }
             return new Row(rank, text, h.estimate(), h.truncated(), raw);
         }
+    }
+
+    /**
+     * The top k of the sketch in {@link #ORDER}: while the k-th estimate is tied with the last key the sketch
+     * returned, it is asked for twice as many, so that every key tied at the k-th place competes by key.
+     */
+    static List<HeavyHitter> top(Hotkeeper hk, int k) {
+        int n = k;
+        List<HeavyHitter> got = hk.topK(n);
+        while (got.size() == n && n < Integer.MAX_VALUE / 2
+                && got.getLast().estimate() == got.get(Math.min(k, got.size()) - 1).estimate()) {
+            n *= 2;
+            got = hk.topK(n);
+        }
+        return rank(got, k);
     }
 
     /** The first {@code k} of {@code candidates} in {@link #ORDER}. */

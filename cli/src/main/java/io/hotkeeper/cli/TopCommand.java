@@ -1,7 +1,6 @@
 package io.hotkeeper.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.salt.SaltMode;
@@ -15,8 +14,6 @@ import picocli.CommandLine.Spec;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -165,7 +162,6 @@ final class TopCommand implements Callable<Integer> {
         configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Report report = new Report(format);
         try (Ingest ingest = Ingest.open(files, stdin, follow); Hotkeeper hk = build(builder)) {
             if (verbose) {
                 ingest.onInput(name -> {
@@ -178,24 +174,9 @@ final class TopCommand implements Callable<Integer> {
             long maxKey = hk.info().maxKeyBytes();
             Progress progress = new Progress(err, ingest.mappedBytes(),
                     terminals.stderr() && every == null && ingest.mappedBytes() > PROGRESS_THRESHOLD);
-            Periodic periodic = every == null ? null : new Periodic(every, () -> block(out, report, hk, true));
-            interrupts.onSignal(signal -> {
-                synchronized (out) {
-                    try {
-                        List<HeavyHitter> top = top(hk);
-                        if (every == null) {
-                            report.write(out, top);
-                        } else {
-                            block(out, report, hk, true);
-                        }
-                    } catch (Exception e) {
-                        err.println("hotkeeper: cannot write the partial result: " + Ingest.reason(e));
-                    }
-                    out.flush();
-                }
-                err.println("hotkeeper: interrupted by " + signal + ": the result above is partial");
-                err.flush();
-            });
+            Printer printer = new Printer(out, err, new Report(format), hk, k, every != null, terminals.stdout());
+            Periodic periodic = every == null ? null : new Periodic(every, printer::periodic);
+            interrupts.onSignal(printer::interrupted);
             long start = System.nanoTime();
             progress.start();
             if (periodic != null) {
@@ -218,21 +199,13 @@ final class TopCommand implements Callable<Integer> {
                     LockSupport.park(); // a signal's handler writes the partial result and exits the JVM
                 }
             }
-            List<HeavyHitter> top = top(hk);
-            synchronized (out) {
-                if (every == null) {
-                    report.write(out, top);
-                } else {
-                    block(out, report, hk, false);
-                }
-                out.flush();
-            }
+            int reported = printer.whole();
             if (tally.keys == 0 && (tally.missingField + tally.badWeights > 0 || field != null && tally.empty > 0)) {
                 // --field or --weight-field matched no line: say so rather than print an empty result silently.
                 err.println("hotkeeper: every line was skipped (" + skipReasons(tally) + ")");
             }
             if (stats) {
-                ObjectNode stats = stats(hk.info(), tally, seconds, ingest, top.size());
+                ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);
                 var table = hk.placement().region("table");
                 ObjectNode placement = stats.putObject("placement");
                 placement.put("requested", table.requested().toString());
@@ -244,39 +217,6 @@ final class TopCommand implements Callable<Integer> {
             err.flush();
         }
         return interrupts.exitCode(0);
-    }
-
-    /**
-     * The top k, ranked by {@link Report#ORDER}: while the k-th estimate is tied with the last key the sketch
-     * returned, it is asked for twice as many, so that every key tied at the k-th place competes by key.
-     */
-    private List<HeavyHitter> top(Hotkeeper hk) {
-        int n = k;
-        List<HeavyHitter> got = hk.topK(n);
-        while (got.size() == n && n < Integer.MAX_VALUE / 2
-                && got.getLast().estimate() == got.get(Math.min(k, got.size()) - 1).estimate()) {
-            n *= 2;
-            got = hk.topK(n);
-        }
-        return Report.rank(got, k);
-    }
-
-    /** One block of --every output (the caller holds {@code out}'s lock or is the only writer). */
-    private void block(PrintWriter out, Report report, Hotkeeper hk, boolean partial) {
-        synchronized (out) {
-            try {
-                String time = Instant.now().truncatedTo(ChronoUnit.MILLIS).toString();
-                if (terminals.stdout()) {
-                    out.print("\033[H\033[2J"); // home, clear screen: a full-screen refresh like top
-                }
-                report.writeBlock(out, time, partial, top(hk));
-                out.flush();
-            } catch (Exception e) {
-                PrintWriter err = spec.commandLine().getErr();
-                err.println("hotkeeper: cannot print the top-k so far (" + Ingest.reason(e) + ")");
-                err.flush();
-            }
-        }
     }
 
     private static String skipReasons(Tally t) {
