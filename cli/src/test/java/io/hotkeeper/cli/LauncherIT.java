@@ -111,6 +111,29 @@ class LauncherIT {
     }
 
     @Test
+    void theFirstRunSaysItBuildsAndNeedsThePackageRegistriesOnce() throws Exception {
+        // A copy of the launcher in a scratch tree whose mvnw stands in for Maven: it "builds" by copying the
+        // real jar, so the launcher's first-run path runs without a second real build.
+        Path tree = Files.createDirectories(dir.resolve("tree"));
+        for (String src : List.of("cli/src", "engine-ffm/src", "numa-bindings/src")) {
+            Files.createDirectories(tree.resolve(src));
+        }
+        Files.createDirectories(tree.resolve("bin"));
+        Files.copy(ROOT.resolve("bin/find-java"), tree.resolve("bin/find-java"));
+        Path launcher = Files.copy(LAUNCHER, tree.resolve("hotkeeper"));
+        Path mvnw = Files.writeString(tree.resolve("mvnw"), "#!/usr/bin/env bash\nmkdir -p cli/target && cp '"
+                + ROOT.resolve("cli/target/hotkeeper.jar") + "' cli/target/hotkeeper.jar\n");
+        Files.setPosixFilePermissions(mvnw, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Result first = runAs(launcher, dir, Map.of(), "--version");
+        assertEquals(0, first.exit(), first.err());
+        assertTrue(first.err().startsWith("hotkeeper: first run: building "), first.err());
+        assertTrue(first.err().contains("package registries"), first.err());
+        assertEquals("hotkeeper " + Version.number() + "\n", first.text());
+        Result second = runAs(launcher, dir, Map.of(), "--version");
+        assertEquals("", second.err()); // built: no message
+    }
+
+    @Test
     void numaLocalOnAnyMachinePrintsNothingButTheResult() throws Exception {
         // On a machine with one node (or no libnuma) the engine logs a fallback note: not on stderr by default.
         Result r = run("a\nb\na\n".getBytes(StandardCharsets.UTF_8), "top", "--min-count", "1", "--format", "tsv",
