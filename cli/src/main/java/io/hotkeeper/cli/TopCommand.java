@@ -202,7 +202,8 @@ final class TopCommand implements Callable<Integer> {
             int reported = printer.whole();
             if (tally.keys == 0 && (tally.missingField + tally.badWeights > 0 || field != null && tally.empty > 0)) {
                 // --field or --weight-field matched no line: say so rather than print an empty result silently.
-                err.println("hotkeeper: every line was skipped (" + skipReasons(tally) + ")");
+                err.println("hotkeeper: every line was skipped (" + skipReasons(tally) + "; check --field"
+                        + (weightField != null ? ", --weight-field" : "") + " and --delimiter)");
             }
             if (stats) {
                 ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);
@@ -228,7 +229,7 @@ final class TopCommand implements Callable<Integer> {
                 parts.add(String.format(Locale.ROOT, "%,d %s", counts[i], names[i]));
             }
         }
-        return String.join(", ", parts) + "; check --field and --delimiter";
+        return String.join(", ", parts);
     }
     private void check(boolean ok, String option, Object value, String why) {
         if (!ok) {

@@ -126,6 +126,16 @@ class WeightedInputTest {
     }
 
     @Test
+    void aWeightFieldThatMatchesNoLineIsReportedOnStderr() {
+        Cli.Result r = Cli.run("a x\nb y\n".getBytes(StandardCharsets.UTF_8), "top", "--format", "tsv", "--field", "1",
+                "--weight-field", "2", "-d", " ");
+        assertEquals(0, r.exit());
+        assertEquals("", r.out());
+        assertEquals("hotkeeper: every line was skipped (2 bad weight; check --field, --weight-field and "
+                + "--delimiter)\n", r.err());
+    }
+
+    @Test
     void badWeightOptionsExitTwo() {
         for (String[] args : new String[][] {
                 {"top", "--weight-field", "two", "--field", "1"},
