@@ -119,6 +119,20 @@ class CombiningTest {
     }
 
     @Test
+    void aSaturatedKeyReportsTheMaximumOnEveryPathOfTheCombiner() {
+        // Both hit paths (the inlined one and the slow one) must clamp base + pending to MAX_COUNT: above it the
+        // sum would spill into the result's flag bits and read back as a tiny estimate.
+        try (Hotkeeper hk = sketch()) {
+            hk.observe(7L, io.hotkeeper.engine.table.TableLayout.MAX_COUNT);
+            for (int i = 0; i < 4 * THRESHOLD; i++) {
+                assertEquals(io.hotkeeper.engine.table.TableLayout.MAX_COUNT, hk.observe(7L), "observation " + i);
+            }
+            // estimate is a sum (the saturated table count plus the units pending since), not an observe result.
+            assertTrue(hk.estimate(7L) >= io.hotkeeper.engine.table.TableLayout.MAX_COUNT);
+        }
+    }
+
+    @Test
     void withCombiningOffEveryObservationWritesTheTable() {
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().seed(SEED).combining(CombiningMode.OFF).build()) {
             for (int i = 0; i < 500; i++) {

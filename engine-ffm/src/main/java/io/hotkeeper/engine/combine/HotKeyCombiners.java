@@ -182,7 +182,7 @@ public final class HotKeyCombiners implements PendingCounts {
                 // accept any recent pending count of this key; their acquire re-read of the hash rejects a state
                 // written for another key (every hash change is a release store after the state it goes with).
                 WORD.setOpaque(block, offset + CombinerLayout.STATE, state);
-                return CombinerLayout.base(state) + CombinerLayout.pending(state);
+                return estimateOf(state);
             }
         }
         return observeSlow(hash, handle, table, stripe, block);
@@ -247,9 +247,18 @@ public final class HotKeyCombiners implements PendingCounts {
         long pending = CombinerLayout.pending(state);
         if (pending < flushThreshold) {
             WORD.setOpaque(block, offset + CombinerLayout.STATE, state);
-            return Math.min(CombinerLayout.base(state) + pending, TableLayout.MAX_COUNT);
+            return estimateOf(state);
         }
         return flush(block, offset, hash, state, handle, table);
+    }
+
+    /**
+     * The worker's view of a combined key's count after a hit: the count at its last flush plus its pending
+     * units, clamped to {@link TableLayout#MAX_COUNT} (above it the sum would spill into an observe result's flag
+     * bits). The one place both hit paths compute it.
+     */
+    private static long estimateOf(long state) {
+        return Math.min(CombinerLayout.base(state) + CombinerLayout.pending(state), TableLayout.MAX_COUNT);
     }
 
     /** A key not in its set: observe through the table, then admit it if it is hot enough. */
