@@ -14,6 +14,10 @@ import io.hotkeeper.engine.shard.ExpelledKeys;
 import io.hotkeeper.engine.shard.KeyShards;
 import io.hotkeeper.engine.shard.PendingCounts;
 import io.hotkeeper.engine.shard.ShardLayout;
+import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
+import io.hotkeeper.engine.snapshot.KeyBounds;
+import io.hotkeeper.engine.snapshot.MergeReport;
+import io.hotkeeper.engine.snapshot.SnapshotKey;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
@@ -142,6 +146,7 @@ public final class Hotkeeper implements AutoCloseable {
     private Hotkeeper(Builder b) {
         int indexBits = indexBitsFor(b.memoryBytes);
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
+        this.seeded = b.seeded;
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
         this.expelledKeys = b.listener == null ? null : new ExpelledKeys(b.listener);
@@ -770,6 +775,238 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- snapshots, merging, totals, bounds
+
+    /**
+     * The stream length that merged snapshots brought in beyond what their replay counted (only with stats
+     * recorded, see totalWeight). Written by merges only, never on the observe path: a plain shared counter,
+     * volatile add.
+     */
+    private final java.util.concurrent.atomic.AtomicLong mergedWeight = new java.util.concurrent.atomic.AtomicLong();
+    /** Whether the hash function came from {@link Builder#seed} (recorded in snapshots). */
+    private final boolean seeded;
+
+    /**
+     * An immutable copy of the sketch: its parameters, every tracked key with its estimate, and the table's slot
+     * words (fingerprint and count). With several tables (per-node or worker tables) the copy folds them into one
+     * with the snapshot merge ({@link HotkeeperSnapshot#mergeAll}).
+     *
+     * <p>Guarantee against concurrent observers: every slot word is read atomically with an acquire load, each
+     * bucket from its last slot to its first (slots never empty, so the copy's occupied slots stay a prefix); the
+     * keys are {@link #topK(int)} of all tracked keys, with its guarantee. So every count in the snapshot is a
+     * count the sketch held at some moment of the call, a key in it held a tracked slot during the call, and
+     * observations that complete before the call starts are all included; observations concurrent with it may
+     * or may not be, per slot. It is not one instant of the whole sketch; a snapshot of a quiescent sketch is
+     * exact. {@code totalWeight} is read last, so it is at least the stream length before the call.
+     *
+     * <p>Threads: any, while others observe; it never stops them. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public HotkeeperSnapshot snapshot() {
+        ensureOpen();
+        try {
+            int indexBits = table.indexBits();
+            List<long[]> copies = new java.util.ArrayList<>(tables.length);
+            for (BucketTable t : tables) {
+                copies.add(copyTable(t));
+            }
+            List<SnapshotKey> keys = new java.util.ArrayList<>();
+            // A key's location: the hash bits that pick its bucket and fingerprint.
+            long locationMask = (1L << (indexBits + TableLayout.fingerprintBits(indexBits))) - 1;
+            if (shards != null) {
+                for (HeavyHitter h : topK(trackedLimit())) {
+                    keys.add(new SnapshotKey(h.key(), h.estimate(), h.truncated(),
+                            h.truncated() ? SnapshotKey.NO_LOCATION : hasher.hash(h.key()) & locationMask));
+                }
+            }
+            return HotkeeperSnapshot.of(indexBits, k, shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(),
+                    lottery.base(), seedFingerprint(), seeded, totalWeight(), copies, keys);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Merges a snapshot into this sketch, as if its counts had been observed here (weighted observations through
+     * the ordinary lock-free paths, so other threads may observe and read meanwhile).
+     *
+     * <p>By table when the snapshot has a table of this size, this sketch has one table, and the hash functions
+     * are equal ({@link #seedFingerprint()}: instances built with the same {@link Builder#seed}): every slot's
+     * count is replayed into the same bucket and fingerprint, through its key when the snapshot tracks it (so
+     * the key is promoted here), untracked otherwise. By keys otherwise: every tracked, untruncated key is
+     * observed with its estimate. Loss: by keys, the snapshot's untracked counts and truncated keys; both ways,
+     * whatever the lottery of a full bucket here does to a replayed count (as it would to the same observations
+     * arriving live). The total weight grows by the snapshot's.
+     *
+     * <p>Threads: any. Progress: lock-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public MergeReport merge(HotkeeperSnapshot snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        ensureOpen();
+        try {
+            long handle = observeHandle();
+            int indexBits = table.indexBits();
+            boolean byTable = snapshot.hasTable() && !multiTable && snapshot.indexBits() == indexBits
+                    && snapshot.seedFingerprint() == seedFingerprint();
+            long merged = 0;
+            long dropped = 0;
+            if (byTable) {
+                java.util.Map<Long, SnapshotKey> located = new java.util.HashMap<>();
+                for (SnapshotKey key : snapshot.keys()) {
+                    if (key.located()) {
+                        located.putIfAbsent(key.location(), key);
+                    }
+                }
+                for (int i = 0; i < snapshot.slotCount(); i++) {
+                    long word = snapshot.slotWord(i);
+                    if (word == 0) {
+                        continue;
+                    }
+                    long count = TableLayout.count(word);
+                    long location = (long) (i / TableLayout.SLOTS_PER_BUCKET)
+                            | TableLayout.fingerprint(word) << indexBits;
+                    SnapshotKey key = located.get(location);
+                    if (key != null) {
+                        observeArray(key.key(), 0, key.key().length, count, handle);
+                    } else {
+                        // No key: the same bucket and fingerprint, spare bits (the lottery's) from the location.
+                        long hash = (KeyHasher.splitMix(location) & ~0xFFFF_FFFFL) | location;
+                        long result = record(hash, count, handle);
+                        if ((result & BucketTable.EXPELLED) != 0) {
+                            shardsHere(handle).deliverExpelled();
+                        }
+                    }
+                    merged += count;
+                }
+            } else {
+                for (SnapshotKey key : snapshot.keys()) {
+                    if (key.truncated() || key.estimate() == 0) {
+                        dropped += key.estimate();
+                        continue;
+                    }
+                    observeArray(key.key(), 0, key.key().length, key.estimate(), handle);
+                    merged += key.estimate();
+                }
+                dropped += Math.max(0, snapshot.tableWeight() - merged - dropped);
+            }
+            if (stats.recording()) {
+                // The replay counted `merged` in the stripes; the snapshot's stream was totalWeight long.
+                mergedWeight.addAndGet(snapshot.totalWeight() - merged);
+            }
+            return new MergeReport(byTable, merged, dropped);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * The fingerprint of this sketch's hash function (equal for instances built with the same
+     * {@link Builder#seed}; it does not reveal the seed). Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public long seedFingerprint() {
+        ensureOpen();
+        return HotkeeperSnapshot.fingerprintOf(hasher::hash);
+    }
+
+    /**
+     * The stream length: the sum of the weights of all observations, plus the total weight of merged snapshots.
+     * Exact with {@link Builder#recordStats()}: each observation adds its weight to its worker's stats stripe (a
+     * line only that worker writes, which the observation writes anyway for the other counters), and this sums
+     * the stripes; no shared word is written on the observe path. Without stats it is derived: the sum of the
+     * counts the tables hold, a lower bound (counts lost in the eviction lottery, and pending combined counts,
+     * are not in it). Concurrent observations may or may not be included. Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public long totalWeight() {
+        ensureOpen();
+        try {
+            if (stats.recording()) {
+                return stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get();
+            }
+            long sum = 0;
+            for (BucketTable t : tables) {
+                for (long b = 0; b < t.bucketCount(); b++) {
+                    for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                        long word = t.readSlotAcquire(b, s);
+                        if (word == 0) {
+                            break;
+                        }
+                        sum += TableLayout.count(word);
+                    }
+                }
+            }
+            return sum;
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Every tracked key whose estimate is at least {@code phi * totalWeight()}, highest first (the
+     * phi-heavy hitters; with stats off the total is a lower bound, so the list can only grow). Consistency as
+     * {@link #topK(int)}. Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalArgumentException      if {@code phi} is not in (0, 1]
+     * @throws UnsupportedOperationException if key shards are disabled
+     * @throws IllegalStateException         if closed
+     */
+    public List<HeavyHitter> heavyHitters(double phi) {
+        double threshold = HotkeeperSnapshot.threshold(phi, totalWeight());
+        List<HeavyHitter> all = topK(trackedLimit());
+        int n = 0;
+        while (n < all.size() && all.get(n).estimate() >= threshold) {
+            n++;
+        }
+        return List.copyOf(all.subList(0, n));
+    }
+
+    /**
+     * Bounds on the true count of the byte-string key that hold together with probability {@code confidence}
+     * (docs/theory.md, "Per-key bounds"): the lower bound is the estimate, the upper the estimate plus
+     * {@code totalWeight / (buckets * delta)}. Best with {@link Builder#recordStats()} (an exact total).
+     * Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalArgumentException if {@code confidence} is not in (0, 1)
+     * @throws IllegalStateException    if closed
+     */
+    public KeyBounds bounds(byte[] key, double confidence) {
+        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+    }
+
+    /** {@link #bounds(byte[], double)} of the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
+    public KeyBounds bounds(CharSequence key, double confidence) {
+        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+    }
+
+    /** {@link #bounds(byte[], double)} of a {@code long} key. Threads: any. Progress: wait-free. */
+    public KeyBounds bounds(long key, double confidence) {
+        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+    }
+
+    /** Enough for every tracked key of every table. */
+    private int trackedLimit() {
+        return (int) Math.min(Integer.MAX_VALUE - 16,
+                table.bucketCount() * TableLayout.SLOTS_PER_BUCKET * tables.length);
+    }
+
+    /** One table's slot words, key-shard bits cleared; each bucket read from its last slot down (acquire loads). */
+    private static long[] copyTable(BucketTable t) {
+        long[] words = new long[(int) (t.bucketCount() * TableLayout.SLOTS_PER_BUCKET)];
+        for (long b = 0; b < t.bucketCount(); b++) {
+            int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
+            for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                words[base + s] = t.readSlotAcquire(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
+            }
+        }
+        return words;
+    }
+
     // ---------------------------------------------------------------- internals
 
     private long handle() {
@@ -783,6 +1020,8 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** {@code weight} units of the key of {@code hash}: one through the combiner (when on), more to the table. */
     private long record(long hash, long weight, long handle) {
+        // The stream length, in the worker's own stripe; a no-op unless stats are recorded (see totalWeight).
+        stats.add(handle, StatsLayout.OBSERVED_WEIGHT, weight);
         return weight == 1 ? observeOne(hash, handle) : update(hash, weight, handle);
     }
 

@@ -37,6 +37,18 @@ class CloseRuleTest {
 
     private static final byte[] BYTES = "key-1".getBytes(StandardCharsets.UTF_8);
 
+    /** A small snapshot to merge (of another instance, closed since: a snapshot owes it nothing). */
+    private static final io.hotkeeper.engine.snapshot.HotkeeperSnapshot SNAPSHOT;
+
+    static {
+        try (Hotkeeper source = Hotkeeper.builder().memoryBytes(4096).seed(3).promotionFloor(1).build()) {
+            for (int i = 0; i < 100; i++) {
+                source.observe("key-" + (i % 7));
+            }
+            SNAPSHOT = source.snapshot();
+        }
+    }
+
     /** Valid arguments of every public instance method, by signature (simple parameter type names). */
     private static final Map<String, Supplier<Object[]>> ARGUMENTS = new LinkedHashMap<>();
 
@@ -79,6 +91,14 @@ class CloseRuleTest {
         args("saltMode()", () -> new Object[0]);
         args("saltShards()", () -> new Object[0]);
         args("decayBase()", () -> new Object[0]);
+        args("snapshot()", () -> new Object[0]);
+        args("merge(HotkeeperSnapshot)", () -> new Object[] {SNAPSHOT});
+        args("seedFingerprint()", () -> new Object[0]);
+        args("totalWeight()", () -> new Object[0]);
+        args("heavyHitters(double)", () -> new Object[] {0.01});
+        args("bounds(byte[],double)", () -> new Object[] {BYTES, 0.95});
+        args("bounds(CharSequence,double)", () -> new Object[] {"key-1", 0.95});
+        args("bounds(long,double)", () -> new Object[] {1L, 0.95});
     }
 
     private static void args(String signature, Supplier<Object[]> maker) {
