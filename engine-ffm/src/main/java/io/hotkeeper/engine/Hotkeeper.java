@@ -792,7 +792,8 @@ public final class Hotkeeper implements AutoCloseable {
      * with the snapshot merge ({@link HotkeeperSnapshot#mergeAll}).
      *
      * <p>Guarantee against concurrent observers: every slot word is read atomically with an acquire load, each
-     * bucket from its last slot to its first (slots never empty, so the copy's occupied slots stay a prefix); the
+     * bucket from its last slot to its first (slots empty only in {@link #reset()}, so a claim racing the copy
+     * cannot land below a slot read as empty; words a racing reset leaves out of order are moved up); the
      * keys are {@link #topK(int)} of all tracked keys, with its guarantee. So every count in the snapshot is a
      * count the sketch held at some moment of the call, a key in it held a tracked slot during the call, and
      * observations that complete before the call starts are all included; observations concurrent with it may
@@ -989,19 +990,177 @@ public final class Hotkeeper implements AutoCloseable {
         return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
     }
 
+    /**
+     * Clears the sketch to empty while other threads keep observing and reading: no close, and no exception for
+     * them. Every slot of every table is emptied from the last slot of its bucket to the first (a volatile CAS
+     * to 0); a tracked slot is first untracked under its link lock (one volatile CAS that clears {@code T} and
+     * takes {@code P}) and its key-shard entry handed to its owner, exactly as when a replacement expels a
+     * tracked key (the expelled-key listener, if any, hears of it); a slot whose link lock another thread holds
+     * (a promotion in flight) is waited for. The total weight restarts from 0.
+     *
+     * <p>What an observation racing with reset counts toward: an observation that completes before reset begins
+     * is cleared; one that begins after reset returns is counted exactly as in a fresh sketch; one that overlaps
+     * it is counted in the new state or cleared, per slot. Not cleared: the hot-key combiners' pending counts
+     * (owner-only state; at most {@code flushThreshold - 1} per combining worker and key), which reach the new
+     * state. One racing case leaves a trace: a claim that scanned a bucket before reset emptied its lower slots
+     * can land above an emptied slot; scans stop at the first empty slot, so that unit is invisible until the
+     * bucket's lower slots are claimed again, and later observations of its key count in a slot of their own.
+     * Reset re-clears a bucket whose slots it finds out of order, which catches most of these.
+     *
+     * <p>Threads: any, while others observe. Progress: blocking only on another thread's link lock (an in-flight
+     * promotion, replacement or eviction of one slot, each lock-free and short); lock-free otherwise.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public void reset() {
+        scaleCounts(0);
+    }
+
+    /**
+     * Multiplies every count in the tables by {@code factor} in (0, 1) (rounded down, but never below 1: a slot
+     * is never emptied, so a bucket's occupied slots stay a prefix; the lightest keys stay as the weakest
+     * occupants, first to go in the lottery), from any thread while others observe; {@code decay(0.5)} is the
+     * halving of Caffeine's periodic reset. Each slot is one volatile CAS loop that keeps the slot's key-shard
+     * bits, so tracked keys stay tracked. The total weight is multiplied by the same factor. Observations racing
+     * with it are decayed or not, per slot; pending combined counts are not decayed (owner-only state).
+     *
+     * <p>Threads: any, while others observe. Progress: lock-free (a failed CAS is another thread's update).
+     *
+     * @throws IllegalArgumentException if {@code factor} is not in (0, 1)
+     * @throws IllegalStateException    if closed
+     */
+    public void decay(double factor) {
+        if (!(factor > 0 && factor < 1)) {
+            throw new IllegalArgumentException("factor=" + factor + ": must be in (0, 1)");
+        }
+        scaleCounts(factor);
+    }
+
+    /** reset (factor 0) and decay: every slot of every table, then the total weight. */
+    private void scaleCounts(double factor) {
+        ensureOpen();
+        try {
+            boolean expelled = false;
+            long countedBefore = stats.recording() ? stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get() : 0;
+            for (int i = 0; i < tables.length; i++) {
+                BucketTable t = tables[i];
+                KeyShards ks = shardSets == null ? null : shardSets[i];
+                for (long b = 0; b < t.bucketCount(); b++) {
+                    long base = b * TableLayout.BUCKET_BYTES;
+                    if (factor == 0) {
+                        // Up to 4 passes while a racing claim left the bucket's slots out of order.
+                        for (int pass = 0; pass < 4; pass++) {
+                            for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                                expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
+                            }
+                            if (inOrder(t, b)) {
+                                break;
+                            }
+                        }
+                    } else {
+                        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                            if (!scaleSlot(t, base + (long) s * TableLayout.SLOT_BYTES, factor)) {
+                                break; // occupied slots are a prefix
+                            }
+                        }
+                    }
+                }
+            }
+            if (stats.recording()) {
+                // Volatile add: the stripes are their workers' own, so the total is rebased here instead.
+                mergedWeight.addAndGet(-countedBefore + (long) Math.floor(countedBefore * factor));
+            }
+            if (expelled) {
+                shardsHere(handle()).deliverExpelled();
+            }
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Empties one slot. Volatile load of the word; a word with another thread's link lock is waited for; a
+     * tracked word is untracked and locked in one volatile CAS, its entry handed off (KeyShards.replaced, which
+     * clears the link and gives the lock back); then a volatile CAS to 0. Returns whether a key was queued for
+     * the expelled-key listener.
+     */
+    private static boolean clearSlot(BucketTable t, KeyShards ks, long offset) {
+        boolean expelled = false;
+        while (true) {
+            long word = t.slotVolatile(offset);
+            if (word == 0) {
+                return expelled;
+            }
+            if (TableLayout.promoting(word)) {
+                Thread.onSpinWait(); // another thread's link lock: only it may clear P
+                continue;
+            }
+            if (TableLayout.tracked(word) && ks != null) {
+                long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
+                if (t.casSlotVolatile(offset, word, locked)) {
+                    expelled |= ks.replaced(offset, word, true);
+                }
+                continue;
+            }
+            if (t.casSlotVolatile(offset, word, 0L)) {
+                return expelled;
+            }
+        }
+    }
+
+    /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
+    private static boolean scaleSlot(BucketTable t, long offset, double factor) {
+        while (true) {
+            long word = t.slotVolatile(offset);
+            if (word == 0) {
+                return false;
+            }
+            long count = TableLayout.count(word);
+            long scaled = Math.max(1, (long) Math.floor(count * factor));
+            if (scaled == count || t.casSlotVolatile(offset, word, word - count + scaled)) {
+                return true;
+            }
+        }
+    }
+
+    /** Whether bucket {@code b}'s occupied slots are a prefix (acquire loads). */
+    private static boolean inOrder(BucketTable t, long b) {
+        boolean empty = false;
+        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+            long word = t.readSlotAcquire(b, s);
+            if (word == 0) {
+                empty = true;
+            } else if (empty) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Enough for every tracked key of every table. */
     private int trackedLimit() {
         return (int) Math.min(Integer.MAX_VALUE - 16,
                 table.bucketCount() * TableLayout.SLOTS_PER_BUCKET * tables.length);
     }
 
-    /** One table's slot words, key-shard bits cleared; each bucket read from its last slot down (acquire loads). */
+    /**
+     * One table's slot words, key-shard bits cleared; each bucket read from its last slot down (acquire loads),
+     * then its occupied words moved to the front in order (a reset racing with a claim can leave a word above an
+     * emptied slot; the copy keeps it, as a prefix).
+     */
     private static long[] copyTable(BucketTable t) {
         long[] words = new long[(int) (t.bucketCount() * TableLayout.SLOTS_PER_BUCKET)];
+        long[] bucket = new long[TableLayout.SLOTS_PER_BUCKET];
         for (long b = 0; b < t.bucketCount(); b++) {
             int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
             for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                words[base + s] = t.readSlotAcquire(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
+                bucket[s] = t.readSlotAcquire(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
+            }
+            int used = 0;
+            for (long word : bucket) {
+                if (word != 0) {
+                    words[base + used++] = word;
+                }
             }
         }
         return words;

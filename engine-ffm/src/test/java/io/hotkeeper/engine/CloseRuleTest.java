@@ -99,6 +99,8 @@ class CloseRuleTest {
         args("bounds(byte[],double)", () -> new Object[] {BYTES, 0.95});
         args("bounds(CharSequence,double)", () -> new Object[] {"key-1", 0.95});
         args("bounds(long,double)", () -> new Object[] {1L, 0.95});
+        args("reset()", () -> new Object[0]);
+        args("decay(double)", () -> new Object[] {0.5});
     }
 
     private static void args(String signature, Supplier<Object[]> maker) {
