@@ -59,7 +59,9 @@ public final class Main implements Runnable {
         try {
             CommandLine cli = new CommandLine(new Main())
                     .addSubcommand("demo", new DemoCommand())
-                    .addSubcommand("top", new TopCommand(stdin, terminal));
+                    .addSubcommand("top", new TopCommand(stdin, terminal))
+                    .addSubcommand("merge", new MergeCommand())
+                    .addSubcommand("show", new ShowCommand());
             cli.setOut(out)
                     .setErr(err)
                     .setCaseInsensitiveEnumValuesAllowed(true)

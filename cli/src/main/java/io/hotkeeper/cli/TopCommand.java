@@ -103,6 +103,10 @@ final class TopCommand implements Callable<Integer> {
     @Option(names = "--stats", description = "Print one JSON object of run statistics to stderr.")
     boolean stats;
 
+    @Option(names = "--save", paramLabel = "FILE",
+            description = "Also write the sketch's snapshot to FILE (see 'hotkeeper merge', 'hotkeeper show').")
+    String save;
+
     private final Supplier<InputStream> stdin;
     private final boolean terminal;
 
@@ -128,6 +132,9 @@ final class TopCommand implements Callable<Integer> {
         if (seed != null) {
             builder.seed(seed);
         }
+        if (save != null) {
+            builder.recordStats(); // the snapshot's total weight is then the exact stream length
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Ingest ingest = Ingest.open(files, stdin); Hotkeeper hk = build(builder)) {
@@ -150,6 +157,9 @@ final class TopCommand implements Callable<Integer> {
                     : Arrays.compareUnsigned(a.key(), b.key()));
             write(out, top);
             out.flush();
+            if (save != null) {
+                SnapshotFiles.save(hk, save);
+            }
             if (stats) {
                 ObjectNode stats = stats(hk.info(), tally, seconds, ingest, top.size());
                 var table = hk.placement().region("table");
