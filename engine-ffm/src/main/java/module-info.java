@@ -17,6 +17,7 @@ module io.hotkeeper.engine {
     exports io.hotkeeper.engine.snapshot;
     exports io.hotkeeper.engine.stats;
     exports io.hotkeeper.engine.table;
+    exports io.hotkeeper.engine.window;
     exports io.hotkeeper.engine.worker;
     exports io.hotkeeper.engine.workload;
 }

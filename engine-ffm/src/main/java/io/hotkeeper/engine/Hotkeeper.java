@@ -22,6 +22,7 @@ import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.window.SlidingWindow;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -193,7 +194,7 @@ public final class Hotkeeper implements AutoCloseable {
                     this.tables[i] = buildTable(b, indexBits, tableBytes, placement, "[worker " + i + "]", i);
                 } else {
                     // Per-node tables: table i lives on node i and is written only by threads running there.
-                    Placement where = count == 1 ? placement : Placement.node(nodeIds[i]);
+                    Placement where = count == 1 || b.windowSlices > 0 ? placement : Placement.node(nodeIds[i]);
                     String suffix = count == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
                     this.tables[i] = buildTable(b, indexBits, tableBytes, where, suffix, i);
                 }
@@ -202,7 +203,12 @@ public final class Hotkeeper implements AutoCloseable {
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;
             this.workerTableMask = b.workerTables > 1 ? b.workerTables - 1 : -1;
-            this.nodeIndex = count == 1 || b.workerTables > 1 ? null : b.nodeIndex(nodeIds);
+            // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
+            SlidingWindow slicing = b.windowSlices == 0 ? null
+                    : new SlidingWindow(b.windowSpan, b.windowSlices, b.clock, this::clearSlice);
+            this.window = slicing;
+            this.nodeIndex = slicing != null ? slicing::current
+                    : count == 1 || b.workerTables > 1 ? null : b.nodeIndex(nodeIds);
             this.k = b.k;
             this.lookupOnObserve = b.recordStats || saltMode == SaltMode.PER_WORKER || b.approximateBits != 0
                     || workerTableMask >= 0;
@@ -539,6 +545,9 @@ public final class Hotkeeper implements AutoCloseable {
         ensureOpen();
         try {
             requireShards();
+            if (window != null) {
+                window.current();
+            }
             return multiTable ? mergedTopK(n) : shards.topK(n);
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -785,6 +794,8 @@ public final class Hotkeeper implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong mergedWeight = new java.util.concurrent.atomic.AtomicLong();
     /** Whether the hash function came from {@link Builder#seed} (recorded in snapshots). */
     private final boolean seeded;
+    /** The time slices of a windowed sketch (one table each); null otherwise. */
+    private final SlidingWindow window;
 
     /**
      * An immutable copy of the sketch: its parameters, every tracked key with its estimate, and the table's slot
@@ -807,6 +818,9 @@ public final class Hotkeeper implements AutoCloseable {
     public HotkeeperSnapshot snapshot() {
         ensureOpen();
         try {
+            if (window != null) {
+                window.current();
+            }
             int indexBits = table.indexBits();
             List<long[]> copies = new java.util.ArrayList<>(tables.length);
             for (BucketTable t : tables) {
@@ -920,14 +934,17 @@ public final class Hotkeeper implements AutoCloseable {
      * line only that worker writes, which the observation writes anyway for the other counters), and this sums
      * the stripes; no shared word is written on the observe path. Without stats it is derived: the sum of the
      * counts the tables hold, a lower bound (counts lost in the eviction lottery, and pending combined counts,
-     * are not in it). Concurrent observations may or may not be included. Threads: any. Progress: wait-free.
+     * are not in it). A windowed sketch ({@link Builder#window}) always derives it: the weight its slices hold,
+     * the window's. Concurrent observations may or may not be included. Threads: any. Progress: wait-free.
      *
      * @throws IllegalStateException if closed
      */
     public long totalWeight() {
         ensureOpen();
         try {
-            if (stats.recording()) {
+            if (window != null) {
+                window.current();
+            } else if (stats.recording()) {
                 return stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get();
             }
             long sum = 0;
@@ -1040,28 +1057,17 @@ public final class Hotkeeper implements AutoCloseable {
     private void scaleCounts(double factor) {
         ensureOpen();
         try {
-            boolean expelled = false;
             long countedBefore = stats.recording() ? stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get() : 0;
             for (int i = 0; i < tables.length; i++) {
+                if (factor == 0) {
+                    clearSlice(i);
+                    continue;
+                }
                 BucketTable t = tables[i];
-                KeyShards ks = shardSets == null ? null : shardSets[i];
                 for (long b = 0; b < t.bucketCount(); b++) {
-                    long base = b * TableLayout.BUCKET_BYTES;
-                    if (factor == 0) {
-                        // Up to 4 passes while a racing claim left the bucket's slots out of order.
-                        for (int pass = 0; pass < 4; pass++) {
-                            for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                                expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
-                            }
-                            if (inOrder(t, b)) {
-                                break;
-                            }
-                        }
-                    } else {
-                        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                            if (!scaleSlot(t, base + (long) s * TableLayout.SLOT_BYTES, factor)) {
-                                break; // occupied slots are a prefix
-                            }
+                    for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                        if (!scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor)) {
+                            break; // occupied slots are a prefix
                         }
                     }
                 }
@@ -1070,11 +1076,33 @@ public final class Hotkeeper implements AutoCloseable {
                 // Volatile add: the stripes are their workers' own, so the total is rebased here instead.
                 mergedWeight.addAndGet(-countedBefore + (long) Math.floor(countedBefore * factor));
             }
-            if (expelled) {
-                shardsHere(handle()).deliverExpelled();
-            }
         } catch (IllegalStateException e) {
             throw closedOr(e);
+        }
+    }
+
+    /**
+     * Empties table {@code i} (reset, and a window's rotation), then hands the keys it expelled to the listener
+     * (this thread's queue; the caller is outside any combiner block or shard operation).
+     */
+    private void clearSlice(int i) {
+        BucketTable t = tables[i];
+        KeyShards ks = shardSets == null ? null : shardSets[i];
+        boolean expelled = false;
+        for (long b = 0; b < t.bucketCount(); b++) {
+            long base = b * TableLayout.BUCKET_BYTES;
+            // Up to 4 passes while a racing claim left the bucket's slots out of order.
+            for (int pass = 0; pass < 4; pass++) {
+                for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                    expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
+                }
+                if (inOrder(t, b)) {
+                    break;
+                }
+            }
+        }
+        if (expelled) {
+            ks.deliverExpelled();
         }
     }
 
@@ -1283,6 +1311,9 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long read(long hash) {
         try {
+            if (window != null) {
+                window.current(); // a query rotates too, so old slices leave even when nobody observes
+            }
             // The tables first (acquire loads), then the combiners' pending counts: never a unit counted twice.
             long sum = multiTable ? 0 : table.estimate(hash);
             if (multiTable) {
@@ -1357,6 +1388,9 @@ public final class Hotkeeper implements AutoCloseable {
         private boolean recordStats;
         private int[] forcedNodes;
         private java.util.function.IntSupplier forcedNodeIndex;
+        private java.time.Duration windowSpan;
+        private int windowSlices;
+        private java.util.function.LongSupplier clock = System::nanoTime;
 
         private Builder() {
         }
@@ -1407,6 +1441,9 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         int[] nodeIds() {
+            if (windowSlices > 0) {
+                return new int[windowSlices]; // one table per time slice (placed as configured, not per node)
+            }
             if (forcedNodes != null) {
                 return forcedNodes.length <= 1 ? new int[] {0} : forcedNodes;
             }
@@ -1634,8 +1671,40 @@ public final class Hotkeeper implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Windowed mode: estimates, {@code topK}, {@code contains} and {@code totalWeight} cover the last
+         * {@code span} of the clock, through {@code slices} tables (2..64, each with the full {@code memoryBytes})
+         * that take turns: time is cut into slices of {@code span / slices}, observations go to the current
+         * slice's table, queries sum all of them, and when the clock passes into a new slice its table (the oldest
+         * slice) is cleared first. So a query covers between {@code span - span / slices} and {@code span}.
+         * Rotation is done by whichever caller first sees the clock past the slice, one at a time; other
+         * observers and readers never wait for it (docs/design.md). Each observation reads the clock (see
+         * {@link #clock}). Not with {@link #workerTables} or {@link #perNodeTables}.
+         *
+         * @throws IllegalArgumentException if {@code slices} is not in 2..64 or {@code span} is not at least
+         *                                  {@code slices} nanoseconds
+         */
+        public Builder window(java.time.Duration span, int slices) {
+            io.hotkeeper.engine.window.SlidingWindow.checkWindow(span, slices);
+            this.windowSpan = span;
+            this.windowSlices = slices;
+            return this;
+        }
+
+        /**
+         * The clock of {@link #window} in nanoseconds (default {@code System::nanoTime}); tests pass a
+         * controllable one. It is called from any thread, on every observation and query of a windowed sketch.
+         */
+        public Builder clock(java.util.function.LongSupplier nanos) {
+            this.clock = Objects.requireNonNull(nanos, "nanos");
+            return this;
+        }
+
         /** Allocates the sketch. Threads: one. Progress: blocking. */
         public Hotkeeper build() {
+            if (windowSlices > 0 && (workerTables > 1 || perNodeTables || forcedNodes != null)) {
+                throw new IllegalArgumentException("window: not with workerTables or perNodeTables");
+            }
             if (workerTables > 1 && (perNodeTables || forcedNodes != null)) {
                 throw new IllegalArgumentException("workerTables=" + workerTables
                         + ": must be 1 with perNodeTables (choose one way to split the table)");

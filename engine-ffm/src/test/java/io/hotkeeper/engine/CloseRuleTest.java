@@ -120,6 +120,8 @@ class CloseRuleTest {
         SHAPES.put("worker tables", () -> Hotkeeper.builder().memoryBytes(4096).workerTables(2).promotionFloor(1));
         SHAPES.put("per-node tables (2 simulated)",
                 () -> Hotkeeper.builder().memoryBytes(4096).simulatedNodes(2, () -> 0).promotionFloor(1));
+        SHAPES.put("windowed (4 slices of a minute)", () -> Hotkeeper.builder().memoryBytes(4096)
+                .window(java.time.Duration.ofMinutes(4), 4).promotionFloor(1));
         SHAPES.put("decay base 1.08, sharded salt", () -> Hotkeeper.builder().memoryBytes(4096).decayBase(1.08)
                 .shardedSalt());
     }
