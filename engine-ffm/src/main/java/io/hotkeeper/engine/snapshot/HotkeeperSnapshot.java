@@ -283,6 +283,11 @@ public final class HotkeeperSnapshot {
         return table[Objects.checkIndex(index, table.length)];
     }
 
+    /** The table itself, for the encoder (not copied: callers in this package do not modify it). */
+    long[] table() {
+        return table;
+    }
+
     /** The sum of the table's counts (0 without a table). Threads: any. Progress: wait-free. */
     public long tableWeight() {
         long sum = 0;

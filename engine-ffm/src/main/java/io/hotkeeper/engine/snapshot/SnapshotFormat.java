@@ -96,9 +96,9 @@ final class SnapshotFormat {
         out.putLong(s.totalWeight());
         out.putLong(size - HEADER_BYTES - TRAILER_BYTES);
         if (s.hasTable()) {
-            for (int i = 0; i < s.slotCount(); i++) {
-                out.putLong(s.slotWord(i));
-            }
+            // Bulk: the buffer is little-endian, so its long view writes each word little-endian.
+            out.asLongBuffer().put(s.table());
+            out.position(out.position() + s.slotCount() * Long.BYTES);
         }
         for (SnapshotKey key : s.keys()) {
             out.putLong(key.estimate());
@@ -147,11 +147,9 @@ final class SnapshotFormat {
             if (tableBytes > body) {
                 throw bad("table of " + tableBytes + " bytes does not fit the body of " + body + " bytes");
             }
-            table = new long[(int) (tableBytes / Long.BYTES)];
-            for (int i = 0; i < table.length; i++) {
-                table[i] = in.get(LONG, pos);
-                pos += Long.BYTES;
-            }
+            // Bulk copy of little-endian words (a plain copy on a little-endian machine).
+            table = in.asSlice(pos, tableBytes).toArray(LONG);
+            pos += tableBytes;
         }
         if (h.keyCount > (end - pos) / KEY_HEADER_BYTES) {
             throw bad("keyCount=" + h.keyCount + ": the body holds at most " + (end - pos) / KEY_HEADER_BYTES);
