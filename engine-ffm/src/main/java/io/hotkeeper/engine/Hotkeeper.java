@@ -1207,14 +1207,14 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** {@code weight} units of the key of {@code hash}: one through the combiner (when on), more to the table. */
     private long record(long hash, long weight, long handle) {
-        // The stream length, in the worker's own stripe; a no-op unless stats are recorded (see totalWeight).
-        stats.add(handle, StatsLayout.OBSERVED_WEIGHT, weight);
         return weight == 1 ? observeOne(hash, handle) : update(hash, weight, handle);
     }
 
     /** One unit: through the caller's hot-key combiner when combining is on. */
     private long observeOne(long hash, long handle) {
         try {
+            // The stream length, in the worker's own stripe; a no-op unless stats are recorded (see totalWeight).
+            stats.add(handle, StatsLayout.OBSERVED_WEIGHT, 1);
             BucketTable t = tableFor(handle);
             return combiners == null ? t.observe(hash, 1, handle) : combiners.observe(hash, handle, t);
         } catch (IllegalStateException e) {
@@ -1224,6 +1224,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long update(long hash, long weight, long handle) {
         try {
+            stats.add(handle, StatsLayout.OBSERVED_WEIGHT, weight);
             return tableFor(handle).observe(hash, weight, handle);
         } catch (IllegalStateException e) {
             throw closedOr(e);
