@@ -95,6 +95,7 @@ public final class HotkeeperSnapshot {
      * @param tables          slot words ({@code 8 << indexBits} in each), one array per table; empty for a
      *                        snapshot of keys only
      * @param keys            tracked keys, each at most {@code maxKeyBytes} long
+     * @return the snapshot. Threads: any. Progress: wait-free.
      * @throws SnapshotFormatException if a parameter, a table word or a key is invalid
      */
     public static HotkeeperSnapshot of(int indexBits, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
@@ -271,7 +272,7 @@ public final class HotkeeperSnapshot {
 
     /**
      * Slot word {@code index} (bucket {@code index / 8}, slot {@code index % 8}): fingerprint at bit 41 and up,
-     * count in the low 39 bits, 0 for an empty slot.
+     * count in the low 39 bits, 0 for an empty slot. Threads: any. Progress: wait-free.
      *
      * @throws IllegalStateException     without a table
      * @throws IndexOutOfBoundsException if {@code index} is not in 0..slotCount()-1
@@ -323,7 +324,8 @@ public final class HotkeeperSnapshot {
     }
 
     /**
-     * Every tracked key whose estimate is at least {@code phi * totalWeight()}, highest first.
+     * Every tracked key whose estimate is at least {@code phi * totalWeight()}, highest first. Threads: any.
+     * Progress: wait-free.
      *
      * @throws IllegalArgumentException if {@code phi} is not in (0, 1]
      */
@@ -336,7 +338,10 @@ public final class HotkeeperSnapshot {
         return topK(n);
     }
 
-    /** {@code phi * total}, after checking {@code phi} (shared with {@code Hotkeeper.heavyHitters}). */
+    /**
+     * {@code phi * total} (at least 1), after checking {@code phi} (shared with {@code Hotkeeper.heavyHitters}).
+     * Threads: any. Progress: wait-free.
+     */
     public static double threshold(double phi, long total) {
         if (!(phi > 0 && phi <= 1)) {
             throw new IllegalArgumentException("phi=" + phi + ": must be in (0, 1]");
