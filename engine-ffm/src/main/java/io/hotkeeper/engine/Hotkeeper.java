@@ -1025,7 +1025,9 @@ public final class Hotkeeper implements AutoCloseable {
      * Reset re-clears a bucket whose slots it finds out of order, which catches most of these.
      *
      * <p>Threads: any, while others observe. Progress: blocking only on another thread's link lock (an in-flight
-     * promotion, replacement or eviction of one slot, each lock-free and short); lock-free otherwise.
+     * promotion, replacement or eviction of one slot, each lock-free and short), and boundedly: a slot whose lock
+     * stays held through 65,536 spins and 10,000 yields (its holder descheduled that long, or the resetting thread
+     * itself, from a key's {@code charAt} during its own promotion) is left uncleared; lock-free otherwise.
      *
      * @throws IllegalStateException if closed
      */
@@ -1114,13 +1116,24 @@ public final class Hotkeeper implements AutoCloseable {
      */
     private static boolean clearSlot(BucketTable t, KeyShards ks, long offset) {
         boolean expelled = false;
+        int waits = 0;
         while (true) {
             long word = t.slotVolatile(offset);
             if (word == 0) {
                 return expelled;
             }
             if (TableLayout.promoting(word)) {
-                Thread.onSpinWait(); // another thread's link lock: only it may clear P
+                // Another link lock holder: only it may clear P. It is short, unless it is this very thread (a
+                // key's charAt that resets, or rotates a window, during its own promotion): then, after a bounded
+                // wait, the slot is left as it is rather than waiting forever.
+                if (++waits > LOCK_SPINS + LOCK_YIELDS) {
+                    return expelled;
+                }
+                if (waits > LOCK_SPINS) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
                 continue;
             }
             if (TableLayout.tracked(word) && ks != null) {
@@ -1135,6 +1148,10 @@ public final class Hotkeeper implements AutoCloseable {
             }
         }
     }
+
+    /** Spins, then yields, on another thread's link lock before reset leaves that slot alone (see clearSlot). */
+    private static final int LOCK_SPINS = 1 << 16;
+    private static final int LOCK_YIELDS = 10_000;
 
     /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
     private static boolean scaleSlot(BucketTable t, long offset, double factor) {

@@ -114,6 +114,61 @@ class ResetStressTest {
         return mode == CombiningMode.OFF ? 0 : hk.snapshot().tableWeight();
     }
 
+    /**
+     * A key whose {@code charAt} resets the sketch during its own promotion (the second pass over its characters,
+     * the copy into the shard, runs under the slot's link lock): reset meets a lock its own thread holds, waits a
+     * bounded time, leaves that slot, and returns; everything else is cleared and the shards stay intact.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aResetFromInsideTheResettingThreadsOwnPromotionDoesNotWaitForItself() {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(6).promotionFloor(1)
+                .combining(CombiningMode.OFF).build()) {
+            for (int i = 0; i < 50; i++) {
+                hk.observe("other-" + i, 5);
+            }
+            String key = "reentrant-key";
+            int[] calls = {0};
+            long[] resetNanos = {-1};
+            CharSequence reentrant = new CharSequence() {
+                @Override
+                public char charAt(int index) {
+                    if (++calls[0] == key.length() + 1) { // the first character of the copy
+                        long start = System.nanoTime();
+                        hk.reset();
+                        resetNanos[0] = System.nanoTime() - start;
+                    }
+                    return key.charAt(index);
+                }
+
+                @Override
+                public int length() {
+                    return key.length();
+                }
+
+                @Override
+                public CharSequence subSequence(int start, int end) {
+                    return key.subSequence(start, end);
+                }
+
+                @Override
+                public String toString() {
+                    return key;
+                }
+            };
+            hk.observe(reentrant);
+            assertTrue(resetNanos[0] >= 0, "the copy pass never ran: the key was not promoted");
+            System.out.printf("reset inside the promotion returned after %.1f ms%n", resetNanos[0] / 1e6);
+            ShardIntegrity.checkAll(hk.keyShardSets());
+            assertEquals(0, hk.estimate("other-0"));
+            assertEquals(List.of(key), hk.topK(10).stream().map(HeavyHitter::keyAsString).toList(),
+                    "the slot whose lock the resetting thread held is the one left");
+            hk.reset();
+            assertTrue(hk.topK(10).isEmpty());
+            ShardIntegrity.checkAll(hk.keyShardSets());
+        }
+    }
+
     @Test
     void anObservationRacingWithResetCountsTowardOneSideOnly() throws Exception {
         int keys = 64;
