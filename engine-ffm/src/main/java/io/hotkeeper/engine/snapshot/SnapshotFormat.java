@@ -39,6 +39,8 @@ final class SnapshotFormat {
     static final int MAX_KEYS = 1 << 24;
     static final int MAX_KEY_BYTES = 4096;
     static final int MAX_K = 100_000;
+    /** The largest snapshot: {@code toBytes} writes a byte array. */
+    static final long MAX_SNAPSHOT_BYTES = Integer.MAX_VALUE - 16;
 
     // Header field offsets.
     static final int OFF_MAGIC = 0;
@@ -78,7 +80,7 @@ final class SnapshotFormat {
 
     static byte[] encode(HotkeeperSnapshot s) {
         long size = encodedBytes(s);
-        if (size > Integer.MAX_VALUE - 16) {
+        if (size > MAX_SNAPSHOT_BYTES) {
             throw new IllegalStateException("snapshot of " + size + " bytes does not fit a byte array");
         }
         ByteBuffer out = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
@@ -122,6 +124,9 @@ final class SnapshotFormat {
             throw bad("truncated: " + size + " bytes, a snapshot has at least " + (HEADER_BYTES + TRAILER_BYTES));
         }
         checkMagicAndVersion(in);
+        if (size > MAX_SNAPSHOT_BYTES) {
+            throw bad(size + " bytes: larger than any snapshot (at most " + MAX_SNAPSHOT_BYTES + ", a byte array)");
+        }
         int flags = Short.toUnsignedInt(in.get(SHORT, OFF_FLAGS));
         long body = in.get(LONG, OFF_BODY_BYTES);
         if (body < 0 || body > size - HEADER_BYTES - TRAILER_BYTES) {
@@ -213,7 +218,7 @@ final class SnapshotFormat {
             throw bad("body of " + Long.toUnsignedString(body) + " bytes: the header's sizes allow at most " + most);
         }
         long total = HEADER_BYTES + body + TRAILER_BYTES;
-        if (total > Integer.MAX_VALUE - 16) {
+        if (total > MAX_SNAPSHOT_BYTES) {
             throw bad("snapshot of " + total + " bytes is larger than a byte array");
         }
         byte[] all = new byte[(int) Math.min(total, 1 << 16)];

@@ -118,6 +118,19 @@ class SnapshotFuzzTest {
         putLong(base, SnapshotFormat.OFF_DECAY_BASE, Double.doubleToRawLongBits(Double.NaN));
         fixCrc(base);
         assertRejected(base, "decayBase=NaN");
+        // A mapped file larger than any snapshot: sparse, so only its first page (the header) is ever written.
+        java.nio.file.Path sparse = java.nio.file.Files.createTempFile("hotkeeper-big", ".hksnap");
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(sparse.toFile(), "rw");
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            file.write(g, 0, 64);
+            file.setLength(SnapshotFormat.MAX_SNAPSHOT_BYTES + 1);
+            java.lang.foreign.MemorySegment big = file.getChannel().map(java.nio.channels.FileChannel.MapMode.READ_ONLY,
+                    0, file.length(), arena);
+            SnapshotFormatException e = assertThrows(SnapshotFormatException.class, () -> HotkeeperSnapshot.read(big));
+            assertTrue(e.getMessage().contains("larger than any snapshot"), e.getMessage());
+        } finally {
+            java.nio.file.Files.deleteIfExists(sparse);
+        }
         // A channel that ends early, and one whose header claims more than its sizes allow.
         assertThrows(SnapshotFormatException.class, () -> HotkeeperSnapshot.read(
                 Channels.newChannel(new ByteArrayInputStream(Arrays.copyOf(g, g.length - 10)))));
