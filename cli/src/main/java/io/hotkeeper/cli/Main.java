@@ -69,7 +69,9 @@ public final class Main implements Runnable {
             CommandLine cli = new CommandLine(new Main())
                     .addSubcommand("demo", new DemoCommand())
                     .addSubcommand("top", new TopCommand(stdin, terminals, interrupts))
-                    .addSubcommand("unescape", new UnescapeCommand(stdin, stdout));
+                    .addSubcommand("unescape", new UnescapeCommand(stdin, stdout))
+                    .addSubcommand("merge", new MergeCommand())
+                    .addSubcommand("show", new ShowCommand());
             cli.setOut(out)
                     .setErr(err)
                     .setCaseInsensitiveEnumValuesAllowed(true)

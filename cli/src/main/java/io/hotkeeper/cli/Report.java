@@ -114,7 +114,7 @@ final class Report {
         write(out, top);
     }
 
-    private static List<Row> rows(List<HeavyHitter> top) {
+    static List<Row> rows(List<HeavyHitter> top) {
         List<Row> rows = new ArrayList<>(top.size());
         for (int i = 0; i < top.size(); i++) {
             rows.add(Row.of(i + 1, top.get(i)));

@@ -129,6 +129,10 @@ final class TopCommand implements Callable<Integer> {
             + "engine's diagnostics (NUMA fallback) through.")
     boolean verbose;
 
+    @Option(names = "--save", paramLabel = "FILE",
+            description = "Also write the sketch's snapshot to FILE (see 'hotkeeper merge', 'hotkeeper show').")
+    String save;
+
     private final Supplier<InputStream> stdin;
     private final Terminals terminals;
     private final Interrupts interrupts;
@@ -161,6 +165,9 @@ final class TopCommand implements Callable<Integer> {
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
         configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
+        if (save != null) {
+            builder.recordStats(); // the snapshot's total weight is then the exact stream length
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Ingest ingest = Ingest.open(files, stdin, follow); Hotkeeper hk = build(builder)) {
@@ -205,6 +212,9 @@ final class TopCommand implements Callable<Integer> {
                 // --field or --weight-field matched no line: say so rather than print an empty result silently.
                 err.println("hotkeeper: every line was skipped (" + skipReasons(tally) + "; check --field"
                         + (weightField != null ? ", --weight-field" : "") + " and --delimiter)");
+            }
+            if (save != null) {
+                SnapshotFiles.save(hk, save);
             }
             if (stats) {
                 ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);

@@ -14,10 +14,15 @@ import io.hotkeeper.engine.shard.ExpelledKeys;
 import io.hotkeeper.engine.shard.KeyShards;
 import io.hotkeeper.engine.shard.PendingCounts;
 import io.hotkeeper.engine.shard.ShardLayout;
+import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
+import io.hotkeeper.engine.snapshot.KeyBounds;
+import io.hotkeeper.engine.snapshot.MergeReport;
+import io.hotkeeper.engine.snapshot.SnapshotKey;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.window.SlidingWindow;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -143,6 +148,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     private Hotkeeper(Builder b) {
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
+        this.seeded = b.seeded;
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
         this.expelledKeys = b.listener == null ? null : new ExpelledKeys(b.listener);
@@ -203,7 +209,7 @@ public final class Hotkeeper implements AutoCloseable {
                     this.tables[i] = buildTable(b, indexBits, tableBytes, placement, "[worker " + i + "]", i);
                 } else {
                     // Per-node tables: table i lives on node i and is written only by threads running there.
-                    Placement where = count == 1 ? placement : Placement.node(nodeIds[i]);
+                    Placement where = count == 1 || b.windowSlices > 0 ? placement : Placement.node(nodeIds[i]);
                     String suffix = count == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
                     this.tables[i] = buildTable(b, indexBits, tableBytes, where, suffix, i);
                 }
@@ -212,7 +218,12 @@ public final class Hotkeeper implements AutoCloseable {
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;
             this.workerTableMask = b.workerTables > 1 ? b.workerTables - 1 : -1;
-            this.nodeIndex = count == 1 || b.workerTables > 1 ? null : b.nodeIndex(nodeIds);
+            // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
+            SlidingWindow slicing = b.windowSlices == 0 ? null
+                    : new SlidingWindow(b.windowSpan, b.windowSlices, b.clock, this::clearSlice);
+            this.window = slicing;
+            this.nodeIndex = slicing != null ? slicing::current
+                    : count == 1 || b.workerTables > 1 ? null : b.nodeIndex(nodeIds);
             this.k = b.k;
             this.lookupOnObserve = b.recordStats || saltMode == SaltMode.PER_WORKER || b.approximateBits != 0
                     || workerTableMask >= 0;
@@ -552,6 +563,9 @@ public final class Hotkeeper implements AutoCloseable {
         ensureOpen();
         try {
             requireShards();
+            if (window != null) {
+                window.current();
+            }
             return multiTable ? mergedTopK(n) : shards.topK(n);
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -795,6 +809,433 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- snapshots, merging, totals, bounds
+
+    /**
+     * The stream length that merged snapshots brought in beyond what their replay counted (only with stats
+     * recorded, see totalWeight). Written by merges only, never on the observe path: a plain shared counter,
+     * volatile add.
+     */
+    private final java.util.concurrent.atomic.AtomicLong mergedWeight = new java.util.concurrent.atomic.AtomicLong();
+    /** Whether the hash function came from {@link Builder#seed} (recorded in snapshots). */
+    private final boolean seeded;
+    /** The time slices of a windowed sketch (one table each); null otherwise. */
+    private final SlidingWindow window;
+
+    /**
+     * An immutable copy of the sketch: its parameters, every tracked key with its estimate, and the table's slot
+     * words (fingerprint and count). With several tables (per-node or worker tables) the copy folds them into one
+     * with the snapshot merge ({@link HotkeeperSnapshot#mergeAll}).
+     *
+     * <p>Guarantee against concurrent observers: every slot word is read atomically with an acquire load, each
+     * bucket from its last slot to its first (slots empty only in {@link #reset()}, so a claim racing the copy
+     * cannot land below a slot read as empty; words a racing reset leaves out of order are moved up); the
+     * keys are {@link #topK(int)} of all tracked keys, with its guarantee. So every count in the snapshot is a
+     * count the sketch held at some moment of the call, a key in it held a tracked slot during the call, and
+     * observations that complete before the call starts are all included; observations concurrent with it may
+     * or may not be, per slot. It is not one instant of the whole sketch; a snapshot of a quiescent sketch is
+     * exact. {@code totalWeight} is read last, so it is at least the stream length before the call.
+     *
+     * <p>Threads: any, while others observe; it never stops them. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public HotkeeperSnapshot snapshot() {
+        ensureOpen();
+        try {
+            if (window != null) {
+                window.current();
+            }
+            int indexBits = table.indexBits();
+            List<long[]> copies = new java.util.ArrayList<>(tables.length);
+            for (BucketTable t : tables) {
+                copies.add(copyTable(t));
+            }
+            List<SnapshotKey> keys = new java.util.ArrayList<>();
+            // A key's location: the hash bits that pick its bucket and fingerprint.
+            long locationMask = (1L << (indexBits + TableLayout.fingerprintBits(indexBits))) - 1;
+            if (shards != null) {
+                for (HeavyHitter h : topK(trackedLimit())) {
+                    keys.add(new SnapshotKey(h.key(), h.estimate(), h.truncated(),
+                            h.truncated() ? SnapshotKey.NO_LOCATION : hasher.hash(h.key()) & locationMask));
+                }
+            }
+            return HotkeeperSnapshot.of(indexBits, k, shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(),
+                    lottery.base(), seedFingerprint(), seeded, totalWeight(), copies, keys);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Merges a snapshot into this sketch, as if its counts had been observed here (weighted observations through
+     * the ordinary lock-free paths, so other threads may observe and read meanwhile).
+     *
+     * <p>By table when the snapshot has a table of this size, this sketch has one table, and the hash functions
+     * are equal ({@link #seedFingerprint()}: instances built with the same {@link Builder#seed}): every slot's
+     * count is replayed into the same bucket and fingerprint, through its key when the snapshot tracks it (so
+     * the key is promoted here), untracked otherwise. By keys otherwise: every tracked, untruncated key is
+     * observed with its estimate. Loss: by keys, the snapshot's untracked counts and truncated keys; both ways,
+     * whatever the lottery of a full bucket here does to a replayed count (as it would to the same observations
+     * arriving live). The total weight grows by the snapshot's.
+     *
+     * <p>Threads: any. Progress: lock-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public MergeReport merge(HotkeeperSnapshot snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        ensureOpen();
+        try {
+            long handle = observeHandle();
+            int indexBits = table.indexBits();
+            boolean byTable = snapshot.hasTable() && !multiTable && snapshot.indexBits() == indexBits
+                    && snapshot.seedFingerprint() == seedFingerprint();
+            long merged = 0;
+            long dropped = 0;
+            if (byTable) {
+                java.util.Map<Long, SnapshotKey> located = new java.util.HashMap<>();
+                for (SnapshotKey key : snapshot.keys()) {
+                    if (key.located()) {
+                        located.putIfAbsent(key.location(), key);
+                    }
+                }
+                for (int i = 0; i < snapshot.slotCount(); i++) {
+                    long word = snapshot.slotWord(i);
+                    if (word == 0) {
+                        continue;
+                    }
+                    long count = TableLayout.count(word);
+                    long location = (long) (i / TableLayout.SLOTS_PER_BUCKET)
+                            | TableLayout.fingerprint(word) << indexBits;
+                    SnapshotKey key = located.get(location);
+                    if (key != null) {
+                        observeArray(key.key(), 0, key.key().length, count, handle);
+                    } else {
+                        // No key: the same bucket and fingerprint, spare bits (the lottery's) from the location.
+                        long hash = (KeyHasher.splitMix(location) & ~0xFFFF_FFFFL) | location;
+                        long result = record(hash, count, handle);
+                        if ((result & BucketTable.EXPELLED) != 0) {
+                            shardsHere(handle).deliverExpelled();
+                        }
+                    }
+                    merged += count;
+                }
+            } else {
+                for (SnapshotKey key : snapshot.keys()) {
+                    if (key.truncated() || key.estimate() == 0) {
+                        dropped += key.estimate();
+                        continue;
+                    }
+                    observeArray(key.key(), 0, key.key().length, key.estimate(), handle);
+                    merged += key.estimate();
+                }
+                dropped += Math.max(0, snapshot.tableWeight() - merged - dropped);
+            }
+            if (stats.recording()) {
+                // The replay counted `merged` in the stripes; the snapshot's stream was totalWeight long.
+                mergedWeight.addAndGet(snapshot.totalWeight() - merged);
+            }
+            return new MergeReport(byTable, merged, dropped);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * The fingerprint of this sketch's hash function (equal for instances built with the same
+     * {@link Builder#seed}; it does not reveal the seed). Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public long seedFingerprint() {
+        ensureOpen();
+        return HotkeeperSnapshot.fingerprintOf(hasher::hash);
+    }
+
+    /**
+     * The stream length: the sum of the weights of all observations, plus the total weight of merged snapshots.
+     * Exact with {@link Builder#recordStats()}: each observation adds its weight to its worker's stats stripe (a
+     * line only that worker writes, which the observation writes anyway for the other counters), and this sums
+     * the stripes; no shared word is written on the observe path. Without stats it is derived: the sum of the
+     * counts the tables hold, a lower bound (counts lost in the eviction lottery, and pending combined counts,
+     * are not in it). A windowed sketch ({@link Builder#window}) always derives it: the weight its slices hold,
+     * the window's. Concurrent observations may or may not be included. Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public long totalWeight() {
+        ensureOpen();
+        try {
+            if (window != null) {
+                window.current();
+            } else if (stats.recording()) {
+                return stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get();
+            }
+            long sum = 0;
+            for (BucketTable t : tables) {
+                for (long b = 0; b < t.bucketCount(); b++) {
+                    for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                        long word = t.readSlotAcquire(b, s);
+                        if (word == 0) {
+                            break;
+                        }
+                        sum += TableLayout.count(word);
+                    }
+                }
+            }
+            return sum;
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Every tracked key whose estimate is at least {@code phi * totalWeight()}, highest first (the
+     * phi-heavy hitters; with stats off the total is a lower bound, so the list can only grow). Consistency as
+     * {@link #topK(int)}. Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalArgumentException      if {@code phi} is not in (0, 1]
+     * @throws UnsupportedOperationException if key shards are disabled
+     * @throws IllegalStateException         if closed
+     */
+    public List<HeavyHitter> heavyHitters(double phi) {
+        double threshold = HotkeeperSnapshot.threshold(phi, totalWeight());
+        List<HeavyHitter> all = topK(trackedLimit());
+        int n = 0;
+        while (n < all.size() && all.get(n).estimate() >= threshold) {
+            n++;
+        }
+        return List.copyOf(all.subList(0, n));
+    }
+
+    /**
+     * Bounds on the true count of the byte-string key that hold together with probability {@code confidence}
+     * (docs/theory.md, "Per-key bounds"): the lower bound is the estimate, the upper the estimate plus
+     * {@code totalWeight / (buckets * delta)}. Best with {@link Builder#recordStats()} (an exact total).
+     * Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalArgumentException if {@code confidence} is not in (0, 1)
+     * @throws IllegalStateException    if closed
+     */
+    public KeyBounds bounds(byte[] key, double confidence) {
+        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+    }
+
+    /** {@link #bounds(byte[], double)} of the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
+    public KeyBounds bounds(CharSequence key, double confidence) {
+        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+    }
+
+    /** {@link #bounds(byte[], double)} of a {@code long} key. Threads: any. Progress: wait-free. */
+    public KeyBounds bounds(long key, double confidence) {
+        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+    }
+
+    /**
+     * Clears the sketch to empty while other threads keep observing and reading: no close, and no exception for
+     * them. Every slot of every table is emptied from the last slot of its bucket to the first (a volatile CAS
+     * to 0); a tracked slot is first untracked under its link lock (one volatile CAS that clears {@code T} and
+     * takes {@code P}) and its key-shard entry handed to its owner, exactly as when a replacement expels a
+     * tracked key (the expelled-key listener, if any, hears of it); a slot whose link lock another thread holds
+     * (a promotion in flight) is waited for. The total weight restarts from 0.
+     *
+     * <p>What an observation racing with reset counts toward: an observation that completes before reset begins
+     * is cleared; one that begins after reset returns is counted exactly as in a fresh sketch; one that overlaps
+     * it is counted in the new state or cleared, per slot. Not cleared: the hot-key combiners' pending counts
+     * (owner-only state; at most {@code flushThreshold - 1} per combining worker and key), which reach the new
+     * state. One racing case leaves a trace: a claim that scanned a bucket before reset emptied its lower slots
+     * can land above an emptied slot; scans stop at the first empty slot, so that unit is invisible until the
+     * bucket's lower slots are claimed again, and later observations of its key count in a slot of their own.
+     * Reset re-clears a bucket whose slots it finds out of order, which catches most of these.
+     *
+     * <p>Threads: any, while others observe. Progress: blocking only on another thread's link lock (an in-flight
+     * promotion, replacement or eviction of one slot, each lock-free and short), and boundedly: a slot whose lock
+     * stays held through 65,536 spins and 10,000 yields (its holder descheduled that long, or the resetting thread
+     * itself, from a key's {@code charAt} during its own promotion) is left uncleared; lock-free otherwise.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public void reset() {
+        scaleCounts(0);
+    }
+
+    /**
+     * Multiplies every count in the tables by {@code factor} in (0, 1) (rounded down, but never below 1: a slot
+     * is never emptied, so a bucket's occupied slots stay a prefix; the lightest keys stay as the weakest
+     * occupants, first to go in the lottery), from any thread while others observe; {@code decay(0.5)} is the
+     * halving of Caffeine's periodic reset. Each slot is one volatile CAS loop that keeps the slot's key-shard
+     * bits, so tracked keys stay tracked. The total weight is multiplied by the same factor. Observations racing
+     * with it are decayed or not, per slot; pending combined counts are not decayed (owner-only state).
+     *
+     * <p>Threads: any, while others observe. Progress: lock-free (a failed CAS is another thread's update).
+     *
+     * @throws IllegalArgumentException if {@code factor} is not in (0, 1)
+     * @throws IllegalStateException    if closed
+     */
+    public void decay(double factor) {
+        if (!(factor > 0 && factor < 1)) {
+            throw new IllegalArgumentException("factor=" + factor + ": must be in (0, 1)");
+        }
+        scaleCounts(factor);
+    }
+
+    /** reset (factor 0) and decay: every slot of every table, then the total weight. */
+    private void scaleCounts(double factor) {
+        ensureOpen();
+        try {
+            long countedBefore = stats.recording() ? stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get() : 0;
+            for (int i = 0; i < tables.length; i++) {
+                if (factor == 0) {
+                    clearSlice(i);
+                    continue;
+                }
+                BucketTable t = tables[i];
+                for (long b = 0; b < t.bucketCount(); b++) {
+                    for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                        if (!scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor)) {
+                            break; // occupied slots are a prefix
+                        }
+                    }
+                }
+            }
+            if (stats.recording()) {
+                // Volatile add: the stripes are their workers' own, so the total is rebased here instead.
+                mergedWeight.addAndGet(-countedBefore + (long) Math.floor(countedBefore * factor));
+            }
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Empties table {@code i} (reset, and a window's rotation), then hands the keys it expelled to the listener
+     * (this thread's queue; the caller is outside any combiner block or shard operation).
+     */
+    private void clearSlice(int i) {
+        BucketTable t = tables[i];
+        KeyShards ks = shardSets == null ? null : shardSets[i];
+        boolean expelled = false;
+        for (long b = 0; b < t.bucketCount(); b++) {
+            long base = b * TableLayout.BUCKET_BYTES;
+            // Up to 4 passes while a racing claim left the bucket's slots out of order.
+            for (int pass = 0; pass < 4; pass++) {
+                for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                    expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
+                }
+                if (inOrder(t, b)) {
+                    break;
+                }
+            }
+        }
+        if (expelled) {
+            ks.deliverExpelled();
+        }
+    }
+
+    /**
+     * Empties one slot. Volatile load of the word; a word with another thread's link lock is waited for; a
+     * tracked word is untracked and locked in one volatile CAS, its entry handed off (KeyShards.replaced, which
+     * clears the link and gives the lock back); then a volatile CAS to 0. Returns whether a key was queued for
+     * the expelled-key listener.
+     */
+    private static boolean clearSlot(BucketTable t, KeyShards ks, long offset) {
+        boolean expelled = false;
+        int waits = 0;
+        while (true) {
+            long word = t.slotVolatile(offset);
+            if (word == 0) {
+                return expelled;
+            }
+            if (TableLayout.promoting(word)) {
+                // Another link lock holder: only it may clear P. It is short, unless it is this very thread (a
+                // key's charAt that resets, or rotates a window, during its own promotion): then, after a bounded
+                // wait, the slot is left as it is rather than waiting forever.
+                if (++waits > LOCK_SPINS + LOCK_YIELDS) {
+                    return expelled;
+                }
+                if (waits > LOCK_SPINS) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
+                continue;
+            }
+            if (TableLayout.tracked(word) && ks != null) {
+                long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
+                if (t.casSlotVolatile(offset, word, locked)) {
+                    expelled |= ks.replaced(offset, word, true);
+                }
+                continue;
+            }
+            if (t.casSlotVolatile(offset, word, 0L)) {
+                return expelled;
+            }
+        }
+    }
+
+    /** Spins, then yields, on another thread's link lock before reset leaves that slot alone (see clearSlot). */
+    private static final int LOCK_SPINS = 1 << 16;
+    private static final int LOCK_YIELDS = 10_000;
+
+    /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
+    private static boolean scaleSlot(BucketTable t, long offset, double factor) {
+        while (true) {
+            long word = t.slotVolatile(offset);
+            if (word == 0) {
+                return false;
+            }
+            long count = TableLayout.count(word);
+            long scaled = Math.max(1, (long) Math.floor(count * factor));
+            if (scaled == count || t.casSlotVolatile(offset, word, word - count + scaled)) {
+                return true;
+            }
+        }
+    }
+
+    /** Whether bucket {@code b}'s occupied slots are a prefix (acquire loads). */
+    private static boolean inOrder(BucketTable t, long b) {
+        boolean empty = false;
+        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+            long word = t.readSlotAcquire(b, s);
+            if (word == 0) {
+                empty = true;
+            } else if (empty) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Enough for every tracked key of every table. */
+    private int trackedLimit() {
+        return (int) Math.min(Integer.MAX_VALUE - 16,
+                table.bucketCount() * TableLayout.SLOTS_PER_BUCKET * tables.length);
+    }
+
+    /**
+     * One table's slot words, key-shard bits cleared; each bucket read from its last slot down (acquire loads),
+     * then its occupied words moved to the front in order (a reset racing with a claim can leave a word above an
+     * emptied slot; the copy keeps it, as a prefix).
+     */
+    private static long[] copyTable(BucketTable t) {
+        long[] words = new long[(int) (t.bucketCount() * TableLayout.SLOTS_PER_BUCKET)];
+        long[] bucket = new long[TableLayout.SLOTS_PER_BUCKET];
+        for (long b = 0; b < t.bucketCount(); b++) {
+            int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
+            for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                bucket[s] = t.readSlotAcquire(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
+            }
+            int used = 0;
+            for (long word : bucket) {
+                if (word != 0) {
+                    words[base + used++] = word;
+                }
+            }
+        }
+        return words;
+    }
+
     // ---------------------------------------------------------------- internals
 
     private long handle() {
@@ -814,6 +1255,8 @@ public final class Hotkeeper implements AutoCloseable {
     /** One unit: through the caller's hot-key combiner when combining is on. */
     private long observeOne(long hash, long handle) {
         try {
+            // The stream length, in the worker's own stripe; a no-op unless stats are recorded (see totalWeight).
+            stats.add(handle, StatsLayout.OBSERVED_WEIGHT, 1);
             BucketTable t = tableFor(handle);
             return combiners == null ? t.observe(hash, 1, handle) : combiners.observe(hash, handle, t);
         } catch (IllegalStateException e) {
@@ -823,6 +1266,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long update(long hash, long weight, long handle) {
         try {
+            stats.add(handle, StatsLayout.OBSERVED_WEIGHT, weight);
             return tableFor(handle).observe(hash, weight, handle);
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -910,6 +1354,9 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long read(long hash) {
         try {
+            if (window != null) {
+                window.current(); // a query rotates too, so old slices leave even when nobody observes
+            }
             // The tables first (acquire loads), then the combiners' pending counts: never a unit counted twice.
             long sum = multiTable ? 0 : table.estimate(hash);
             if (multiTable) {
@@ -993,6 +1440,9 @@ public final class Hotkeeper implements AutoCloseable {
         private boolean recordStats;
         private int[] forcedNodes;
         private java.util.function.IntSupplier forcedNodeIndex;
+        private java.time.Duration windowSpan;
+        private int windowSlices;
+        private java.util.function.LongSupplier clock = System::nanoTime;
 
         private Builder() {
         }
@@ -1043,6 +1493,9 @@ public final class Hotkeeper implements AutoCloseable {
         }
 
         int[] nodeIds() {
+            if (windowSlices > 0) {
+                return new int[windowSlices]; // one table per time slice (placed as configured, not per node)
+            }
             if (forcedNodes != null) {
                 return forcedNodes.length <= 1 ? new int[] {0} : forcedNodes;
             }
@@ -1312,6 +1765,35 @@ public final class Hotkeeper implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Windowed mode: estimates, {@code topK}, {@code contains} and {@code totalWeight} cover the last
+         * {@code span} of the clock, through {@code slices} tables (2..64, each with the full {@code memoryBytes})
+         * that take turns: time is cut into slices of {@code span / slices}, observations go to the current
+         * slice's table, queries sum all of them, and when the clock passes into a new slice its table (the oldest
+         * slice) is cleared first. So a query covers between {@code span - span / slices} and {@code span}.
+         * Rotation is done by whichever caller first sees the clock past the slice, one at a time; other
+         * observers and readers never wait for it (docs/design.md). Each observation reads the clock (see
+         * {@link #clock}). Not with {@link #workerTables} or {@link #perNodeTables}.
+         *
+         * @throws IllegalArgumentException if {@code slices} is not in 2..64 or {@code span} is not at least
+         *                                  {@code slices} nanoseconds
+         */
+        public Builder window(java.time.Duration span, int slices) {
+            io.hotkeeper.engine.window.SlidingWindow.checkWindow(span, slices);
+            this.windowSpan = span;
+            this.windowSlices = slices;
+            return this;
+        }
+
+        /**
+         * The clock of {@link #window} in nanoseconds (default {@code System::nanoTime}); tests pass a
+         * controllable one. It is called from any thread, on every observation and query of a windowed sketch.
+         */
+        public Builder clock(java.util.function.LongSupplier nanos) {
+            this.clock = Objects.requireNonNull(nanos, "nanos");
+            return this;
+        }
+
         /** Allocates the sketch. Threads: one. Progress: blocking. */
         public Hotkeeper build() {
             checkOptions();
@@ -1353,6 +1835,9 @@ public final class Hotkeeper implements AutoCloseable {
             if (totalMemory > 0 && shardCapacity > 0) {
                 throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
                         + ": choose one (under a memory budget the builder sizes the shards)");
+            }
+            if (windowSlices > 0 && (workerTables > 1 || perNodeTables || forcedNodes != null)) {
+                throw new IllegalArgumentException("window: not with workerTables or perNodeTables");
             }
             if (workerTables > 1 && (perNodeTables || forcedNodes != null)) {
                 throw new IllegalArgumentException("workerTables=" + workerTables

@@ -37,6 +37,18 @@ class CloseRuleTest {
 
     private static final byte[] BYTES = "key-1".getBytes(StandardCharsets.UTF_8);
 
+    /** A small snapshot to merge (of another instance, closed since: a snapshot owes it nothing). */
+    private static final io.hotkeeper.engine.snapshot.HotkeeperSnapshot SNAPSHOT;
+
+    static {
+        try (Hotkeeper source = Hotkeeper.builder().memoryBytes(4096).seed(3).promotionFloor(1).build()) {
+            for (int i = 0; i < 100; i++) {
+                source.observe("key-" + (i % 7));
+            }
+            SNAPSHOT = source.snapshot();
+        }
+    }
+
     /** Valid arguments of every public instance method, by signature (simple parameter type names). */
     private static final Map<String, Supplier<Object[]>> ARGUMENTS = new LinkedHashMap<>();
 
@@ -79,6 +91,16 @@ class CloseRuleTest {
         args("saltMode()", () -> new Object[0]);
         args("saltShards()", () -> new Object[0]);
         args("decayBase()", () -> new Object[0]);
+        args("snapshot()", () -> new Object[0]);
+        args("merge(HotkeeperSnapshot)", () -> new Object[] {SNAPSHOT});
+        args("seedFingerprint()", () -> new Object[0]);
+        args("totalWeight()", () -> new Object[0]);
+        args("heavyHitters(double)", () -> new Object[] {0.01});
+        args("bounds(byte[],double)", () -> new Object[] {BYTES, 0.95});
+        args("bounds(CharSequence,double)", () -> new Object[] {"key-1", 0.95});
+        args("bounds(long,double)", () -> new Object[] {1L, 0.95});
+        args("reset()", () -> new Object[0]);
+        args("decay(double)", () -> new Object[] {0.5});
     }
 
     private static void args(String signature, Supplier<Object[]> maker) {
@@ -98,6 +120,8 @@ class CloseRuleTest {
         SHAPES.put("worker tables", () -> Hotkeeper.builder().memoryBytes(4096).workerTables(2).promotionFloor(1));
         SHAPES.put("per-node tables (2 simulated)",
                 () -> Hotkeeper.builder().memoryBytes(4096).simulatedNodes(2, () -> 0).promotionFloor(1));
+        SHAPES.put("windowed (4 slices of a minute)", () -> Hotkeeper.builder().memoryBytes(4096)
+                .window(java.time.Duration.ofMinutes(4), 4).promotionFloor(1));
         SHAPES.put("decay base 1.08, sharded salt", () -> Hotkeeper.builder().memoryBytes(4096).decayBase(1.08)
                 .shardedSalt());
     }

@@ -10,10 +10,10 @@ package io.hotkeeper.engine.stats;
  *  +-----------+--------+------------------+--------------+--------------+-------------+
  *  | refreshes | claims | evictionAttempts | evictionWins | replacements | saturations |
  *  +-----------+--------+------------------+--------------+--------------+-------------+
- *  48           56                 64         72          80         88              128
- *  +------------+------------------+----------+-----------+----------+---------------+
- *  | promotions | promotionsMissed | handOffs | rng state | combined | padding       |
- *  +------------+------------------+----------+-----------+----------+---------------+
+ *  48           56                 64         72          80         88       96       128
+ *  +------------+------------------+----------+-----------+----------+--------+--------+
+ *  | promotions | promotionsMissed | handOffs | rng state | combined | weight | padding|
+ *  +------------+------------------+----------+-----------+----------+--------+--------+
  *  rng state: the worker's xorshift64* state for approximate counting (not a counter; never summed).
  *  stripes 0 .. exclusive-1: one writer each (a platform thread's id); plain load + opaque store.
  *  stripes exclusive .. end: shared by tickets that several threads use; atomic getAndAdd.
@@ -46,6 +46,9 @@ public final class StatsLayout {
     public static final int RANDOM = 72;
     /** Offset of the combined counter (observations absorbed by a hot-key combiner, counted when flushed). */
     public static final int COMBINED = 80;
+
+    /** Offset of the observed-weight counter (the stream length, summed by {@code Hotkeeper.totalWeight()}). */
+    public static final int OBSERVED_WEIGHT = 88;
 
     private StatsLayout() {
     }

@@ -1,0 +1,116 @@
+package io.hotkeeper.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code top --save}, {@code merge} and {@code show}, in-process; a bad file is one line and exit 2. */
+class SnapshotCommandsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    /** key-i appears counts[i] times, shuffled deterministically. */
+    private Path input(String name, long... counts) throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < counts.length; i++) {
+            for (long c = 0; c < counts[i]; c++) {
+                lines.add("key-" + i);
+            }
+        }
+        java.util.Collections.shuffle(lines, new java.util.Random(counts.length));
+        Path file = dir.resolve(name);
+        Files.write(file, lines, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    @Test
+    void saveThenMergeGivesTheCountsOfBothInputsAndShowPrintsTheHeader() throws Exception {
+        Path a = input("a.txt", 500, 300, 100, 40, 20);
+        Path b = input("b.txt", 100, 300, 20, 40, 9);
+        Path sa = dir.resolve("a.hksnap");
+        Path sb = dir.resolve("b.hksnap");
+        Cli.Result ra = Cli.run("top", "--seed", "5", "--format", "tsv", "--save", sa.toString(), a.toString());
+        assertEquals(0, ra.exit(), ra.err());
+        assertEquals("1\tkey-0\t500\t0", ra.lines().getFirst());
+        assertEquals(0, Cli.run("top", "--seed", "5", "--save", sb.toString(), b.toString()).exit());
+
+        Cli.Result merged = Cli.run("merge", "--format", "tsv", sa.toString(), sb.toString());
+        assertEquals(0, merged.exit(), merged.err());
+        // key-0 and key-1 tie at 600: ranks 1 and 2 in key order.
+        assertEquals(List.of("1\tkey-0\t600\t0", "2\tkey-1\t600\t0", "3\tkey-2\t120\t0", "4\tkey-3\t80\t0",
+                        "5\tkey-4\t29\t0"),
+                merged.lines());
+        Cli.Result top2 = Cli.run("merge", "--k", "2", "--format", "json", sa.toString(), sb.toString());
+        JsonNode rows = JSON.readTree(top2.out());
+        assertEquals(2, rows.size());
+        assertEquals(600, rows.get(0).get("estimate").asLong());
+
+        Cli.Result show = Cli.run("show", sa.toString());
+        assertEquals(0, show.exit(), show.err());
+        assertTrue(show.out().contains("total weight    960"), show.out());
+        assertTrue(show.out().contains("hash            seeded"), show.out());
+        assertTrue(show.out().contains("key-0"), show.out());
+        JsonNode shown = JSON.readTree(Cli.run("show", "--format", "json", "--k", "3", sb.toString()).out());
+        assertEquals(469, shown.get("header").get("totalWeight").asLong());
+        assertEquals(3, shown.get("top").size());
+        assertEquals("key-1", shown.get("top").get(0).get("key").asText());
+
+        // Self-seeded runs merge by their keys: the same counts here, since every key is tracked in both.
+        Path ua = dir.resolve("ua.hksnap");
+        Path ub = dir.resolve("ub.hksnap");
+        assertEquals(0, Cli.run("top", "--save", ua.toString(), a.toString()).exit());
+        assertEquals(0, Cli.run("top", "--save", ub.toString(), b.toString()).exit());
+        assertEquals(normalize(merged.lines()),
+                normalize(Cli.run("merge", "--format", "tsv", ua.toString(), ub.toString()).lines()));
+    }
+
+    /** Ties (key-0 and key-1 at 600) are ordered by key bytes; this pins that order for the comparison. */
+    private static List<String> normalize(List<String> lines) {
+        return lines.stream().map(l -> l.substring(l.indexOf('\t') + 1)).sorted().toList();
+    }
+
+    @Test
+    void aBadFileIsOneLineAndExitTwo() throws Exception {
+        Path good = dir.resolve("good.hksnap");
+        assertEquals(0, Cli.run("top", "--save", good.toString(), input("in.txt", 50, 20).toString()).exit());
+        byte[] bytes = Files.readAllBytes(good);
+
+        Path truncated = dir.resolve("truncated.hksnap");
+        Files.write(truncated, Arrays.copyOf(bytes, bytes.length - 7));
+        Path flipped = dir.resolve("flipped.hksnap");
+        byte[] f = bytes.clone();
+        f[100] ^= 4;
+        Files.write(flipped, f);
+        Path text = dir.resolve("text.hksnap");
+        Files.writeString(text, "key-1\nkey-2\n");
+        Path missing = dir.resolve("missing.hksnap");
+        for (String[] args : new String[][] {
+                {"show", truncated.toString()}, {"merge", good.toString(), flipped.toString()},
+                {"show", text.toString()}, {"merge", missing.toString()}}) {
+            Cli.Result r = Cli.run(args);
+            assertEquals(2, r.exit(), String.join(" ", args) + ": " + r.err());
+            assertEquals("", r.out());
+            List<String> lines = r.err().lines().toList();
+            assertEquals(1, lines.size(), r.err());
+            assertTrue(lines.getFirst().startsWith("hotkeeper: " + args[args.length - 1] + ": "), lines.getFirst());
+        }
+        assertTrue(Cli.run("show", truncated.toString()).err().contains("truncated"));
+        assertTrue(Cli.run("show", flipped.toString()).err().contains("CRC32C mismatch"));
+        assertTrue(Cli.run("show", text.toString()).err().contains("truncated")
+                || Cli.run("show", text.toString()).err().contains("wrong magic"));
+        assertTrue(Cli.run("show", missing.toString()).err().contains("no such file"));
+    }
+}

@@ -1,0 +1,578 @@
+package io.hotkeeper.engine.snapshot;
+
+import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.table.TableLayout;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An immutable copy of a Hotkeeper sketch: its parameters, its tracked keys with their estimates, and its bucket
+ * table (slot words with fingerprint and count; the key-shard bits are cleared). It lives on the heap, owes
+ * nothing to the instance it came from (which may be closed), serializes to a documented, versioned,
+ * checksummed format (docs/format.md) and merges with other snapshots and into live instances.
+ *
+ * <h2>What it carries of the hash function</h2>
+ * Not the seed: a {@linkplain #seedFingerprint() fingerprint} of the hash function (8 bytes of SHA-256 over the
+ * hashes of fixed probe keys), which tells whether two sketches hash alike without revealing how. Merging tables
+ * slot by slot needs equal hashing, so it happens only between snapshots with equal fingerprints and table sizes,
+ * or into an instance built with the same {@code Builder.seed} (a self-seeded instance matches only itself).
+ * Otherwise merges fall back to the tracked keys and their estimates. Because the snapshot cannot hash,
+ * {@link #estimate(byte[])} answers for tracked keys only.
+ *
+ * <h2>Consistency with concurrent observers</h2>
+ * See {@code Hotkeeper.snapshot()}: every table word is one atomic (acquire) read, each bucket is read from its
+ * last slot to its first so its occupied slots stay a prefix, and the keys are a {@code topK} of all tracked keys;
+ * the copy is not a single instant of the sketch, but every count in it is a count the sketch held during the
+ * call, and a snapshot of a quiescent sketch is exact.
+ *
+ * <p>Threads: any; instances are immutable. Progress: wait-free, except the I/O methods (blocking).
+ */
+public final class HotkeeperSnapshot {
+    /** The format version this class writes and reads. */
+    public static final int FORMAT_VERSION = SnapshotFormat.VERSION;
+
+    private final int indexBits;
+    private final int k;
+    private final int maxKeyBytes;
+    private final double decayBase;
+    private final long seedFingerprint;
+    private final boolean seeded;
+    private final long totalWeight;
+    /** Slot words, bucket after bucket; null for a snapshot of keys only. */
+    private final long[] table;
+    /** Canonical order: estimate descending, then key bytes (unsigned), then untruncated first. */
+    private final List<SnapshotKey> keys;
+    /** Untruncated keys by their bytes. */
+    private final Map<ByteBuffer, SnapshotKey> byKey;
+
+    private HotkeeperSnapshot(int indexBits, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
+                              boolean seeded, long totalWeight, long[] table, List<SnapshotKey> keys) {
+        this.indexBits = indexBits;
+        this.k = k;
+        this.maxKeyBytes = maxKeyBytes;
+        this.decayBase = decayBase;
+        this.seedFingerprint = seedFingerprint;
+        this.seeded = seeded;
+        this.totalWeight = totalWeight;
+        this.table = table;
+        this.keys = keys;
+        this.byKey = new HashMap<>(keys.size() * 2);
+        for (SnapshotKey key : keys) {
+            if (!key.truncated()) {
+                byKey.putIfAbsent(ByteBuffer.wrap(key.key()), key);
+            }
+        }
+    }
+
+    /**
+     * A snapshot of a sketch's contents (what {@code Hotkeeper.snapshot()} builds). Several tables (per-node or
+     * worker tables) are folded into one with the merge of {@link #mergeAll(List)}. Each located key's slot count
+     * is raised to the key's estimate (which adds pending combined counts to the table's), so the table and the
+     * keys agree; a located key whose slot is not in the table copy (it was replaced meanwhile, or dropped by the
+     * fold) loses its location. The arrays are taken over, not copied.
+     *
+     * @param indexBits       log2 of the bucket count (6..20)
+     * @param k               the sketch's k (1..100,000)
+     * @param maxKeyBytes     the longest key stored whole (1..4096)
+     * @param decayBase       the lottery's base
+     * @param seedFingerprint the hash function's fingerprint ({@link #fingerprintOf})
+     * @param seeded          whether the sketch was built with an explicit seed
+     * @param totalWeight     the stream length the sketch saw (>= 0)
+     * @param tables          slot words ({@code 8 << indexBits} in each), one array per table; empty for a
+     *                        snapshot of keys only
+     * @param keys            tracked keys, each at most {@code maxKeyBytes} long
+     * @return the snapshot. Threads: any. Progress: wait-free.
+     * @throws SnapshotFormatException if a parameter, a table word or a key is invalid
+     */
+    public static HotkeeperSnapshot of(int indexBits, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
+                                       boolean seeded, long totalWeight, List<long[]> tables,
+                                       List<SnapshotKey> keys) {
+        long[] table = null;
+        if (tables.size() == 1) {
+            table = tables.getFirst();
+        } else if (tables.size() > 1) {
+            table = TableMerge.merge(tables, new long[1]);
+        }
+        List<SnapshotKey> fixed = new ArrayList<>(keys.size());
+        for (SnapshotKey key : keys) {
+            if (key.located() && (table == null || !raiseSlot(table, indexBits, key))) {
+                key = new SnapshotKey(key.key(), key.estimate(), key.truncated(), SnapshotKey.NO_LOCATION);
+            }
+            fixed.add(key);
+        }
+        return validated(indexBits, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, table, fixed,
+                false);
+    }
+
+    /** Raises the count of the key's slot to its estimate; false if the slot is not in the table. */
+    private static boolean raiseSlot(long[] table, int indexBits, SnapshotKey key) {
+        int base = (int) ((key.location() & ((1L << indexBits) - 1)) * TableLayout.SLOTS_PER_BUCKET);
+        long fp = (key.location() >>> indexBits) & ((1L << TableLayout.fingerprintBits(indexBits)) - 1);
+        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+            long word = table[base + s];
+            if (word == 0) {
+                return false;
+            }
+            if (TableLayout.fingerprint(word) == fp) {
+                long count = Math.min(TableLayout.MAX_COUNT, Math.max(TableLayout.count(word), key.estimate()));
+                table[base + s] = TableLayout.word(fp, count);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The fingerprint of a hash function: the first 8 bytes (little-endian) of SHA-256 over the hashes of three
+     * fixed probe keys (of 0, 5 and 16 bytes, so both of the hasher's paths take part). Equal functions give equal
+     * fingerprints; the hash outputs themselves cannot be recovered from it, let alone the seed. Threads: any.
+     * Progress: wait-free.
+     */
+    public static long fingerprintOf(java.util.function.ToLongFunction<byte[]> hash) {
+        ByteBuffer hashes = ByteBuffer.allocate(3 * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        hashes.putLong(hash.applyAsLong(new byte[0]));
+        hashes.putLong(hash.applyAsLong("hotke".getBytes(StandardCharsets.US_ASCII)));
+        hashes.putLong(hash.applyAsLong("hotkeeper-seedfp".getBytes(StandardCharsets.US_ASCII)));
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(hashes.array());
+            return ByteBuffer.wrap(digest).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+        }
+    }
+
+    static HotkeeperSnapshot validated(int indexBits, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
+                                       boolean seeded, long totalWeight, long[] table, List<SnapshotKey> keys,
+                                       boolean requireCanonical) {
+        SnapshotFormat.checkParameters(indexBits, k, maxKeyBytes, Math.min(keys.size(), SnapshotFormat.MAX_KEYS + 1),
+                decayBase, totalWeight);
+        if (table != null) {
+            long slots = (long) TableLayout.SLOTS_PER_BUCKET << indexBits;
+            if (table.length != slots) {
+                throw SnapshotFormat.bad("table of " + table.length + " words, indexBits=" + indexBits + " needs "
+                        + slots);
+            }
+            long fpLimit = 1L << TableLayout.fingerprintBits(indexBits);
+            for (int i = 0; i < table.length; i++) {
+                long word = table[i];
+                if (word == 0) {
+                    continue;
+                }
+                if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0 || TableLayout.count(word) == 0
+                        || TableLayout.fingerprint(word) >= fpLimit) {
+                    throw SnapshotFormat.bad("table word " + i + " (" + Long.toHexString(word) + ") is malformed");
+                }
+                if (i % TableLayout.SLOTS_PER_BUCKET != 0 && table[i - 1] == 0) {
+                    throw SnapshotFormat.bad("table word " + i + " follows an empty slot of its bucket");
+                }
+            }
+        }
+        long locationLimit = 1L << (indexBits + TableLayout.fingerprintBits(indexBits));
+        for (int i = 0; i < keys.size(); i++) {
+            SnapshotKey key = Objects.requireNonNull(keys.get(i), "key");
+            if (key.located() && key.location() >= locationLimit) {
+                throw SnapshotFormat.bad("key " + i + ": location " + Long.toHexString(key.location())
+                        + " has bits above the bucket index and fingerprint");
+            }
+            if (key.key().length > maxKeyBytes) {
+                throw SnapshotFormat.bad("key " + i + ": " + key.key().length + " bytes, longer than maxKeyBytes="
+                        + maxKeyBytes);
+            }
+        }
+        List<SnapshotKey> sorted = new ArrayList<>(keys);
+        sorted.sort(HotkeeperSnapshot::canonical);
+        if (requireCanonical && !sorted.equals(keys)) {
+            throw SnapshotFormat.bad("keys are not in canonical order");
+        }
+        return new HotkeeperSnapshot(indexBits, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight,
+                table, List.copyOf(sorted));
+    }
+
+    private static int canonical(SnapshotKey a, SnapshotKey b) {
+        int c = Long.compare(b.estimate(), a.estimate());
+        if (c == 0) {
+            c = Arrays.compareUnsigned(a.key(), b.key());
+        }
+        if (c == 0) {
+            c = Boolean.compare(a.truncated(), b.truncated());
+        }
+        return c == 0 ? Long.compare(a.location(), b.location()) : c;
+    }
+
+    // ---------------------------------------------------------------- contents
+
+    /** log2 of the bucket count. Threads: any. Progress: wait-free. */
+    public int indexBits() {
+        return indexBits;
+    }
+
+    /** Buckets of the table (8 slots each). Threads: any. Progress: wait-free. */
+    public long bucketCount() {
+        return 1L << indexBits;
+    }
+
+    /** Bytes of the sketch's table (what {@code Builder.memoryBytes} rounded to). Threads: any. Progress: wait-free. */
+    public long tableBytes() {
+        return (long) TableLayout.BUCKET_BYTES << indexBits;
+    }
+
+    /** The sketch's k. Threads: any. Progress: wait-free. */
+    public int k() {
+        return k;
+    }
+
+    /** The longest key stored whole. Threads: any. Progress: wait-free. */
+    public int maxKeyBytes() {
+        return maxKeyBytes;
+    }
+
+    /** The lottery's decay base. Threads: any. Progress: wait-free. */
+    public double decayBase() {
+        return decayBase;
+    }
+
+    /** The fingerprint of the hash function (not the seed). Threads: any. Progress: wait-free. */
+    public long seedFingerprint() {
+        return seedFingerprint;
+    }
+
+    /** Whether the sketch was built with {@code Builder.seed}. Threads: any. Progress: wait-free. */
+    public boolean seeded() {
+        return seeded;
+    }
+
+    /** The stream length (sum of weights) the sketch had seen. Threads: any. Progress: wait-free. */
+    public long totalWeight() {
+        return totalWeight;
+    }
+
+    /** Whether the table is included (false after a merge by keys). Threads: any. Progress: wait-free. */
+    public boolean hasTable() {
+        return table != null;
+    }
+
+    /** Slots of the table, {@code 8 * bucketCount()}; 0 without a table. Threads: any. Progress: wait-free. */
+    public int slotCount() {
+        return table == null ? 0 : table.length;
+    }
+
+    /**
+     * Slot word {@code index} (bucket {@code index / 8}, slot {@code index % 8}): fingerprint at bit 41 and up,
+     * count in the low 39 bits, 0 for an empty slot. Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalStateException     without a table
+     * @throws IndexOutOfBoundsException if {@code index} is not in 0..slotCount()-1
+     */
+    public long slotWord(int index) {
+        if (table == null) {
+            throw new IllegalStateException("this snapshot has no table (a merge by keys)");
+        }
+        return table[Objects.checkIndex(index, table.length)];
+    }
+
+    /** The table itself, for the encoder (not copied: callers in this package do not modify it). */
+    long[] table() {
+        return table;
+    }
+
+    /** The sum of the table's counts (0 without a table). Threads: any. Progress: wait-free. */
+    public long tableWeight() {
+        long sum = 0;
+        if (table != null) {
+            for (long word : table) {
+                sum += TableLayout.count(word);
+            }
+        }
+        return sum;
+    }
+
+    /** Every tracked key, highest estimate first (ties by key bytes). Threads: any. Progress: wait-free. */
+    public List<SnapshotKey> keys() {
+        return keys;
+    }
+
+    /** The {@code n} tracked keys with the highest estimates, highest first. Threads: any. Progress: wait-free. */
+    public List<HeavyHitter> topK(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("n=" + n + ": must be >= 0");
+        }
+        List<HeavyHitter> out = new ArrayList<>(Math.min(n, keys.size()));
+        for (int i = 0; i < Math.min(n, keys.size()); i++) {
+            SnapshotKey key = keys.get(i);
+            out.add(new HeavyHitter(key.key().clone(), key.estimate(), key.truncated()));
+        }
+        return out;
+    }
+
+    /** The top {@code k()} keys. Threads: any. Progress: wait-free. */
+    public List<HeavyHitter> topK() {
+        return topK(k);
+    }
+
+    /**
+     * Every tracked key whose estimate is at least {@code phi * totalWeight()}, highest first. Threads: any.
+     * Progress: wait-free.
+     *
+     * @throws IllegalArgumentException if {@code phi} is not in (0, 1]
+     */
+    public List<HeavyHitter> heavyHitters(double phi) {
+        double threshold = threshold(phi, totalWeight);
+        int n = 0;
+        while (n < keys.size() && keys.get(n).estimate() >= threshold) {
+            n++;
+        }
+        return topK(n);
+    }
+
+    /**
+     * {@code phi * total} (at least 1), after checking {@code phi} (shared with {@code Hotkeeper.heavyHitters}).
+     * Threads: any. Progress: wait-free.
+     */
+    public static double threshold(double phi, long total) {
+        if (!(phi > 0 && phi <= 1)) {
+            throw new IllegalArgumentException("phi=" + phi + ": must be in (0, 1]");
+        }
+        return Math.max(1, phi * total);
+    }
+
+    /**
+     * The estimate of a tracked (untruncated) key, 0 for any other key: a snapshot cannot hash keys, so it cannot
+     * look up untracked table slots. Threads: any. Progress: wait-free.
+     */
+    public long estimate(byte[] key) {
+        SnapshotKey found = byKey.get(ByteBuffer.wrap(Objects.requireNonNull(key, "key")));
+        return found == null ? 0 : found.estimate();
+    }
+
+    /** {@link #estimate(byte[])} of the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
+    public long estimate(CharSequence key) {
+        return estimate(key.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@link #estimate(byte[])} of the 8 little-endian bytes of {@code key}. Threads: any. Progress: wait-free. */
+    public long estimate(long key) {
+        return estimate(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(key).array());
+    }
+
+    /**
+     * Bounds on the true count of {@code key} at {@code confidence} (see {@link KeyBounds}). Threads: any.
+     * Progress: wait-free.
+     */
+    public KeyBounds bounds(byte[] key, double confidence) {
+        return KeyBounds.of(estimate(key), totalWeight, indexBits, confidence);
+    }
+
+    // ---------------------------------------------------------------- serialization
+
+    /** The snapshot in format version {@value #FORMAT_VERSION}. Threads: any. Progress: wait-free. */
+    public byte[] toBytes() {
+        return SnapshotFormat.encode(this);
+    }
+
+    /** Size of {@link #toBytes()}. Threads: any. Progress: wait-free. */
+    public long encodedBytes() {
+        return SnapshotFormat.encodedBytes(this);
+    }
+
+    /** Writes {@link #toBytes()} to {@code out}. Threads: any. Progress: blocking. */
+    public void writeTo(OutputStream out) throws IOException {
+        out.write(toBytes());
+    }
+
+    /** Writes {@link #toBytes()} to {@code channel}, all of it. Threads: any. Progress: blocking. */
+    public void writeTo(WritableByteChannel channel) throws IOException {
+        ByteBuffer bytes = ByteBuffer.wrap(toBytes());
+        while (bytes.hasRemaining()) {
+            channel.write(bytes);
+        }
+    }
+
+    /**
+     * Reads a snapshot from exactly {@code bytes}. Threads: any. Progress: wait-free.
+     *
+     * @throws SnapshotFormatException if the bytes are not a valid snapshot (docs/format.md)
+     */
+    public static HotkeeperSnapshot read(byte[] bytes) {
+        return SnapshotFormat.decode(MemorySegment.ofArray(Objects.requireNonNull(bytes, "bytes")));
+    }
+
+    /**
+     * Reads a snapshot from exactly the bytes of {@code segment} (heap, native or mapped). Threads: any.
+     * Progress: wait-free.
+     *
+     * @throws SnapshotFormatException if the bytes are not a valid snapshot
+     * @throws IllegalStateException   if the segment's arena is closed
+     */
+    public static HotkeeperSnapshot read(MemorySegment segment) {
+        return SnapshotFormat.decode(Objects.requireNonNull(segment, "segment"));
+    }
+
+    /**
+     * Reads one snapshot from {@code channel}, consuming exactly its bytes. Memory grows with the bytes that
+     * arrive, never with what a header claims. Threads: any. Progress: blocking.
+     *
+     * @throws SnapshotFormatException if the bytes are not a valid snapshot (including a channel that ends early)
+     * @throws IOException             if the channel fails
+     */
+    public static HotkeeperSnapshot read(ReadableByteChannel channel) throws IOException {
+        return SnapshotFormat.read(Objects.requireNonNull(channel, "channel"));
+    }
+
+    // ---------------------------------------------------------------- merging
+
+    /** A merged snapshot and what the merge could not keep. */
+    public record Merged(HotkeeperSnapshot snapshot, MergeReport report) {
+    }
+
+    /**
+     * Merges snapshots; see {@link #mergeAll(List)}. Threads: any. Progress: wait-free.
+     */
+    public static HotkeeperSnapshot merge(HotkeeperSnapshot first, HotkeeperSnapshot... more) {
+        List<HotkeeperSnapshot> all = new ArrayList<>(1 + more.length);
+        all.add(Objects.requireNonNull(first, "first"));
+        all.addAll(Arrays.asList(more));
+        return mergeAll(all).snapshot();
+    }
+
+    /**
+     * Merges snapshots into one. Commutative; associative within the loss below.
+     *
+     * <p><b>By table</b>, when every input has a table of the same size and the same hash fingerprint: in each
+     * bucket the counts of equal fingerprints are summed and the 8 largest sums kept (ordered by count, then
+     * fingerprint); a tracked key's estimate becomes the merged count of its slot, so it includes what other
+     * inputs counted for it without tracking it. Loss: the sums that did not fit in their bucket (reported as
+     * dropped weight; the lightest of up to {@code 8 * inputs} candidates), and the keys whose slot was dropped.
+     *
+     * <p><b>By keys</b> otherwise: tracked keys are unioned by their bytes and their estimates summed; the result
+     * has no table. Loss: whatever an input counted in slots it did not track (a key tracked in one input and
+     * not in another gets nothing from the other: merged estimates only err low), reported as the inputs' table
+     * weight not covered by their tracked keys.
+     *
+     * <p>Parameters: k and maxKeyBytes are the largest of the inputs', the decay base the first input's, the total
+     * weight the sum. Threads: any. Progress: wait-free.
+     */
+    public static Merged mergeAll(List<HotkeeperSnapshot> inputs) {
+        if (inputs.isEmpty()) {
+            throw new IllegalArgumentException("nothing to merge");
+        }
+        HotkeeperSnapshot first = inputs.getFirst();
+        boolean byTable = true;
+        int k = 0;
+        int maxKeyBytes = 0;
+        int indexBits = 0;
+        long total = 0;
+        boolean seeded = true;
+        for (HotkeeperSnapshot s : inputs) {
+            Objects.requireNonNull(s, "snapshot");
+            byTable &= s.hasTable() && s.indexBits == first.indexBits && s.seedFingerprint == first.seedFingerprint;
+            seeded &= s.seeded && s.seedFingerprint == first.seedFingerprint;
+            k = Math.max(k, s.k);
+            maxKeyBytes = Math.max(maxKeyBytes, s.maxKeyBytes);
+            indexBits = Math.max(indexBits, s.indexBits);
+            total = saturatedAdd(total, s.totalWeight);
+        }
+        long[] dropped = {0};
+        long merged = 0;
+        List<SnapshotKey> keys = new ArrayList<>();
+        long[] table = null;
+        if (byTable) {
+            List<long[]> tables = new ArrayList<>(inputs.size());
+            for (HotkeeperSnapshot s : inputs) {
+                tables.add(s.table);
+                merged = saturatedAdd(merged, s.tableWeight());
+            }
+            table = TableMerge.merge(tables, dropped);
+            Map<KeyId, SnapshotKey> union = new LinkedHashMap<>();
+            for (HotkeeperSnapshot s : inputs) {
+                for (SnapshotKey key : s.keys) {
+                    union.merge(new KeyId(key), key, (a, b) -> a.located() ? a
+                            : b.located() ? b : new SnapshotKey(a.key(), saturatedAdd(a.estimate(), b.estimate()),
+                                    a.truncated(), SnapshotKey.NO_LOCATION));
+                }
+            }
+            for (SnapshotKey key : union.values()) {
+                if (!key.located()) {
+                    keys.add(key);
+                    continue;
+                }
+                long count = slotCount(table, indexBits, key.location());
+                if (count > 0) {
+                    keys.add(new SnapshotKey(key.key(), count, key.truncated(), key.location()));
+                }
+            }
+        } else {
+            Map<KeyId, SnapshotKey> union = new LinkedHashMap<>();
+            for (HotkeeperSnapshot s : inputs) {
+                long covered = 0;
+                for (SnapshotKey key : s.keys) {
+                    covered = saturatedAdd(covered, key.estimate());
+                    union.merge(new KeyId(key), new SnapshotKey(key.key(), key.estimate(), key.truncated(),
+                            SnapshotKey.NO_LOCATION), (a, b) -> new SnapshotKey(a.key(),
+                            saturatedAdd(a.estimate(), b.estimate()), a.truncated(), SnapshotKey.NO_LOCATION));
+                }
+                merged = saturatedAdd(merged, covered);
+                dropped[0] = saturatedAdd(dropped[0], Math.max(0, s.tableWeight() - covered));
+            }
+            keys.addAll(union.values());
+            if (keys.size() > SnapshotFormat.MAX_KEYS) {
+                keys.sort(HotkeeperSnapshot::canonical);
+                for (SnapshotKey key : keys.subList(SnapshotFormat.MAX_KEYS, keys.size())) {
+                    dropped[0] = saturatedAdd(dropped[0], key.estimate());
+                }
+                keys = new ArrayList<>(keys.subList(0, SnapshotFormat.MAX_KEYS));
+            }
+        }
+        HotkeeperSnapshot out = validated(byTable ? first.indexBits : indexBits, k, maxKeyBytes, first.decayBase,
+                seeded || byTable ? first.seedFingerprint : 0, seeded, total, table, keys, false);
+        return new Merged(out, new MergeReport(byTable, merged, dropped[0]));
+    }
+
+    /** The count of the slot at {@code location} (bucket index and fingerprint) in {@code table}, or 0. */
+    static long slotCount(long[] table, int indexBits, long location) {
+        int base = (int) ((location & ((1L << indexBits) - 1)) * TableLayout.SLOTS_PER_BUCKET);
+        long fp = (location >>> indexBits) & ((1L << TableLayout.fingerprintBits(indexBits)) - 1);
+        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+            long word = table[base + s];
+            if (word == 0) {
+                break;
+            }
+            if (TableLayout.fingerprint(word) == fp) {
+                return TableLayout.count(word);
+            }
+        }
+        return 0;
+    }
+
+    static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /** A key's identity across snapshots: its bytes and whether they are a prefix. */
+    private record KeyId(ByteBuffer bytes, boolean truncated) {
+        KeyId(SnapshotKey key) {
+            this(ByteBuffer.wrap(key.key()), key.truncated());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HotkeeperSnapshot[v" + FORMAT_VERSION + ", " + tableBytes() + " table bytes"
+                + (table == null ? " (keys only)" : "") + ", k=" + k + ", keys=" + keys.size() + ", totalWeight="
+                + totalWeight + ", seedFingerprint=" + Long.toHexString(seedFingerprint) + "]";
+    }
+}

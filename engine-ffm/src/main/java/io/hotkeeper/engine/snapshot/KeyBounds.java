@@ -1,0 +1,56 @@
+package io.hotkeeper.engine.snapshot;
+
+import io.hotkeeper.engine.table.TableLayout;
+
+/**
+ * Lower and upper bounds on a key's true count, holding together with probability at least {@code confidence}
+ * (docs/theory.md, "Per-key bounds", derives them and states the assumption behind the upper bound).
+ *
+ * @param estimate   the sketch's estimate of the key
+ * @param lower      a lower bound: the estimate itself, unless a fingerprint collision is too likely to rule out
+ *                   at this confidence (then 0)
+ * @param upper      an upper bound: the estimate plus {@code N / (B * delta)}, where N is the total weight, B the
+ *                   bucket count and delta the failure probability left to this side ({@link Long#MAX_VALUE} if
+ *                   none is left)
+ * @param confidence the probability with which both bounds hold
+ */
+public record KeyBounds(long estimate, long lower, long upper, double confidence) {
+
+    /**
+     * The bounds of a key with {@code estimate} in a sketch of {@code 2^indexBits} buckets that has seen
+     * {@code totalWeight} units, at {@code confidence} in (0, 1). Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalArgumentException if {@code confidence} is not in (0, 1), or a count is negative
+     */
+    public static KeyBounds of(long estimate, long totalWeight, int indexBits, double confidence) {
+        if (!(confidence > 0 && confidence < 1)) {
+            throw new IllegalArgumentException("confidence=" + confidence + ": must be in (0, 1)");
+        }
+        if (estimate < 0 || totalWeight < 0) {
+            throw new IllegalArgumentException("estimate=" + estimate + ", totalWeight=" + totalWeight
+                    + ": must be >= 0");
+        }
+        double delta = 1 - confidence;
+        double buckets = Math.scalb(1.0, indexBits);
+        double n = Math.max(totalWeight, estimate);
+        // Lower side: a slot counts only its own key's units unless another key shares bucket and fingerprint; at
+        // most n other distinct keys, each with probability 1 / (B * 2^F) (union bound).
+        double collision = Math.min(1, n / (buckets * Math.scalb(1.0, TableLayout.fingerprintBits(indexBits))));
+        long lower = 0;
+        double upperDelta = delta;
+        if (collision <= delta / 2) {
+            lower = estimate;
+            upperDelta = delta - collision;
+        }
+        // Upper side: the units a key misses are at most the other units of its bucket (the assumption), whose
+        // mean is at most n / B under a uniform hash; Markov's inequality at upperDelta.
+        double slack = Math.ceil(n / (buckets * upperDelta));
+        long upper = slack >= Long.MAX_VALUE - (double) estimate ? Long.MAX_VALUE : estimate + (long) slack;
+        return new KeyBounds(estimate, lower, upper, confidence);
+    }
+
+    /** Whether {@code trueCount} lies within the bounds. Threads: any. Progress: wait-free. */
+    public boolean contains(long trueCount) {
+        return trueCount >= lower && trueCount <= upper;
+    }
+}

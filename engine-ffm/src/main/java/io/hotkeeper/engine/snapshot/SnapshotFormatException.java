@@ -1,0 +1,15 @@
+package io.hotkeeper.engine.snapshot;
+
+/**
+ * Bytes that are not a valid Hotkeeper snapshot: truncated, a wrong magic or version, a CRC mismatch, a size that
+ * would overflow or that the input cannot hold, a key longer than the header allows, a malformed table word.
+ * The message names the first check that failed and where.
+ */
+public final class SnapshotFormatException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception with the given message. */
+    public SnapshotFormatException(String message) {
+        super(message);
+    }
+}
