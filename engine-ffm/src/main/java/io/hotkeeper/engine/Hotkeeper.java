@@ -134,13 +134,14 @@ public final class Hotkeeper implements AutoCloseable {
      * look the worker up themselves.
      */
     private final boolean lookupOnObserve;
+    /** The split of a total budget ({@link Builder#memory(long)}); null when the table size was given instead. */
+    private final MemoryPlan plan;
     /** The expelled-key listener's per-thread delivery queues, shared by every table; null without a listener. */
     private final ExpelledKeys expelledKeys;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
     private Hotkeeper(Builder b) {
-        int indexBits = indexBitsFor(b.memoryBytes);
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
@@ -156,33 +157,44 @@ public final class Hotkeeper implements AutoCloseable {
         try {
             int exclusive = Math.max(64, 4 * processors);
             int shared = Integer.highestOneBit(Math.max(8, 2 * processors) * 2 - 1);
-            if (saltMode == SaltMode.PER_WORKER) {
-                int stripes = exclusive + shared;
-                this.salt = EvictionSalt.perWorker(regions.allocate(arena, "salt", SaltLayout.segmentBytes(1) * stripes,
-                        SaltLayout.ALIGNMENT, placement), stripes);
-            } else {
-                this.salt = new EvictionSalt(regions.allocate(arena, "salt", SaltLayout.segmentBytes(saltShards),
-                        SaltLayout.ALIGNMENT, placement), saltShards);
-            }
+            long saltBytes = saltMode == SaltMode.PER_WORKER ? SaltLayout.segmentBytes(1) * (exclusive + shared)
+                    : SaltLayout.segmentBytes(saltShards);
             // The stats region holds the counters and approximate counting's coins; without either, the stripes
             // only name workers and nothing is allocated for them.
-            this.stats = b.recordStats || b.approximateBits != 0
-                    ? new StatsStripes(regions.allocate(arena, "stats", StatsStripes.segmentBytes(exclusive, shared),
-                            StatsLayout.ALIGNMENT, placement), exclusive, shared, b.recordStats)
-                    : StatsStripes.namesOnly(exclusive, shared);
-            // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
+            boolean statsRegion = b.recordStats || b.approximateBits != 0;
+            long statsBytes = statsRegion ? StatsStripes.segmentBytes(exclusive, shared) : 0;
             // Worker tables: a worker's table is its own already, so AUTO never engages there.
             boolean combine = b.combining == CombiningMode.ON
                     || b.combining == CombiningMode.AUTO && b.workerTables <= 1;
-            this.combiners = !combine ? null : new HotKeyCombiners(stats, exclusive,
+            int[] nodeIds = b.nodeIds();
+            int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
+            // A total budget (memory(total)) bounds every part up front; otherwise the table size is given and the
+            // per-worker parts (shards, combiner blocks) follow the workers.
+            this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keyShards,
+                    count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
+                    b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, exclusive));
+            int indexBits = indexBitsFor(plan != null ? plan.tableBytes() : b.memoryBytes);
+            if (saltMode == SaltMode.PER_WORKER) {
+                this.salt = EvictionSalt.perWorker(regions.allocate(arena, "salt", saltBytes, SaltLayout.ALIGNMENT,
+                        placement), exclusive + shared);
+            } else {
+                this.salt = new EvictionSalt(regions.allocate(arena, "salt", saltBytes, SaltLayout.ALIGNMENT,
+                        placement), saltShards);
+            }
+            this.stats = statsRegion
+                    ? new StatsStripes(regions.allocate(arena, "stats", statsBytes, StatsLayout.ALIGNMENT, placement),
+                            exclusive, shared, b.recordStats)
+                    : StatsStripes.namesOnly(exclusive, shared);
+            // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
+            // Under a budget, only the first plan.combinerBlocks() workers get one; the others do not combine.
+            int combinerWorkers = plan == null ? exclusive : plan.combinerBlocks();
+            this.combiners = !combine || combinerWorkers == 0 ? null : new HotKeyCombiners(stats, combinerWorkers,
                     b.combinerEntries, b.flushThreshold, 2L * b.flushThreshold,
                     bytes -> placement.equals(Placement.DEFAULT)
                             ? regions.allocate(arena, "combiner", bytes, CombinerLayout.ALIGNMENT, placement)
                             : regions.allocateOnCurrentNode(arena, "combiner", bytes, CombinerLayout.ALIGNMENT),
                     b.combining == CombiningMode.AUTO);
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
-            int[] nodeIds = b.nodeIds();
-            int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
             this.tables = new BucketTable[count];
             this.shardSets = b.keyShards ? new KeyShards[count] : null;
             for (int i = 0; i < count; i++) {
@@ -225,9 +237,12 @@ public final class Hotkeeper implements AutoCloseable {
         MemorySegment links = regions.allocate(arena, "links" + suffix, tableBytes, TableLayout.TABLE_ALIGNMENT,
                 placement);
         int slots = (int) (tableBytes / TableLayout.SLOT_BYTES);
-        int capacity = b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
+        int capacity = plan != null ? plan.shardCapacity()
+                : b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
+        int shardLimit = plan != null ? plan.shards() : 0;
         return new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
-                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, b.maxKeyBytes, expelledKeys,
+                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, shardLimit, b.maxKeyBytes,
+                        expelledKeys,
                         // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
                         // pages already land on the owner's node; other policies place it there explicitly.
                         bytes -> placement.equals(Placement.DEFAULT)
@@ -675,7 +690,8 @@ public final class Hotkeeper implements AutoCloseable {
                             : combiners.auto() ? CombiningMode.AUTO : CombiningMode.ON,
                     combiners != null && combiners.engaged(), combiners == null ? 0 : combiners.entries(),
                     combiners == null ? 0 : (int) combiners.flushThreshold(),
-                    combiners == null ? 0 : combiners.activeBlocks(), regions.bytesByPart());
+                    combiners == null ? 0 : combiners.activeBlocks(), regions.bytesByPart(),
+                    plan == null ? 0 : plan.budget(), plan == null || shards == null ? 0 : plan.shards());
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -956,6 +972,11 @@ public final class Hotkeeper implements AutoCloseable {
         private int k = DEFAULT_K;
         private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
         private int shardCapacity;
+        /** The total budget (memory), or 0: the table size is given (memoryBytes, or the default). */
+        private long totalMemory;
+        private boolean tableSizeGiven;
+        /** Threads the budget is split for; 0: the available processors. */
+        private int expectedThreads;
         private long promotionFloor = DEFAULT_PROMOTION_FLOOR;
         private ExpelledKeyListener listener;
         private Placement placement = Placement.DEFAULT;
@@ -1192,10 +1213,46 @@ public final class Hotkeeper implements AutoCloseable {
             return this;
         }
 
-        /** Table memory in bytes: 4 KiB .. 64 MiB, rounded down to a power of two number of 64-byte buckets. */
+        /**
+         * The size of the bucket table alone, in bytes: 4 KiB .. 64 MiB, rounded down to a power of two number of
+         * 64-byte buckets. The links (as much again, with key shards), the key shards of each promoting worker and
+         * the combiner blocks come on top; {@link #memory(long)} bounds everything instead. Not with
+         * {@code memory}.
+         */
         public Builder memoryBytes(long memoryBytes) {
             indexBitsFor(memoryBytes);
             this.memoryBytes = memoryBytes;
+            this.tableSizeGiven = true;
+            return this;
+        }
+
+        /**
+         * The total native memory of the instance, in bytes: table, links, control, key shards of every worker,
+         * combiner blocks, salt and stats together stay within it however many threads observe. The builder
+         * splits it (docs/design.md, "One memory budget"): fixed parts first (salt, stats if recorded), combiner
+         * blocks up to an eighth, then the largest power-of-two table that fits beside key shards of at least
+         * {@code max(16, 2k)} entries each (1 to 8 per table, shared by the workers in turn), and the rest to the
+         * shards' capacity. {@link Hotkeeper#info()} reports each part. {@code build()} refuses a budget that cannot
+         * hold k keys, naming the minimum. Not with {@link #memoryBytes} or {@link #shardCapacity}.
+         */
+        public Builder memory(long totalBytes) {
+            if (totalBytes < 1) {
+                throw new IllegalArgumentException("memory=" + totalBytes + ": must be positive");
+            }
+            this.totalMemory = totalBytes;
+            return this;
+        }
+
+        /**
+         * Threads expected to observe at once (1..4096; default: the available processors): under
+         * {@link #memory(long)}, how many key shards and combiner blocks the budget is split for. More threads
+         * still work; they share the shards and observe without combining.
+         */
+        public Builder expectedThreads(int threads) {
+            if (threads < 1 || threads > 4096) {
+                throw new IllegalArgumentException("expectedThreads=" + threads + ": must be >= 1 and <= 4096");
+            }
+            this.expectedThreads = threads;
             return this;
         }
 
@@ -1249,6 +1306,14 @@ public final class Hotkeeper implements AutoCloseable {
 
         /** Allocates the sketch. Threads: one. Progress: blocking. */
         public Hotkeeper build() {
+            if (totalMemory > 0 && tableSizeGiven) {
+                throw new IllegalArgumentException("memory=" + totalMemory + " and memoryBytes=" + memoryBytes
+                        + ": choose one (memory is the total budget, memoryBytes the table alone)");
+            }
+            if (totalMemory > 0 && shardCapacity > 0) {
+                throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
+                        + ": choose one (under a memory budget the builder sizes the shards)");
+            }
             if (workerTables > 1 && (perNodeTables || forcedNodes != null)) {
                 throw new IllegalArgumentException("workerTables=" + workerTables
                         + ": must be 1 with perNodeTables (choose one way to split the table)");

@@ -29,12 +29,17 @@ import io.hotkeeper.engine.salt.SaltMode;
  *                       {@code recordStats()} or approximate counting); a part the instance has none of is absent.
  *                       Key shards and combiner blocks are allocated by each worker's first use, so the figures grow
  *                       with the workers until every one has its own
+ * @param memoryBudget   the total budget given to {@code Builder.memory(long)} ({@link #nativeBytes()} never
+ *                       exceeds it), or 0 when the table size was given instead
+ * @param shardLimit     most key shards per table under a budget (workers share them in turn), or 0: one per
+ *                       worker
  */
 public record HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode,
                             int saltShards, boolean keyShards, int shards, int shardCapacity, int maxKeyBytes,
                             long promotionFloor, long shardBytes, int tables,
                             CombiningMode combining, boolean combiningEngaged, int combinerEntries,
-                            int flushThreshold, int combiners, java.util.SortedMap<String, Long> nativeBytesByPart) {
+                            int flushThreshold, int combiners, java.util.SortedMap<String, Long> nativeBytesByPart,
+                            long memoryBudget, int shardLimit) {
     /**
      * Every native byte the instance has allocated so far: the sum of {@link #nativeBytesByPart()}.
      *

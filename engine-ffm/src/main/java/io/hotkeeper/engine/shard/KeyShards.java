@@ -53,6 +53,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final MemorySegment links;
     private final StatsStripes stats;
     private final int capacity;
+    /** Most shards (a memory budget), or 0: one per worker. */
+    private final int shardLimit;
     private final int maxKeyBytes;
     /** Null when no listener was given. */
     private final ExpelledKeys expelledKeys;
@@ -67,17 +69,24 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
-        this(table, links, stats, capacity, maxKeyBytes, listener == null ? null : new ExpelledKeys(listener),
+        this(table, links, stats, capacity, 0, maxKeyBytes, listener == null ? null : new ExpelledKeys(listener),
                 shardAllocator, PendingCounts.NONE);
     }
 
     /**
      * As above; {@link #topK} adds {@code pendingCounts.pending(hash)} to each tracked key's table count (the
-     * hot-key combiners' counts not yet in the table) and ranks by the sum.
+     * hot-key combiners' counts not yet in the table) and ranks by the sum. {@code shardLimit > 0} bounds the
+     * shards (a memory budget): worker {@code w} uses shard {@code w % shardLimit}, shared with the other workers
+     * of that residue one at a time through the shard's busy gate, exactly as workers past the last shard id
+     * share the overflow shards; {@code 0} gives each worker its own.
      */
-    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
+    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity, int shardLimit,
                      int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
+        if (shardLimit < 0 || shardLimit > ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS) {
+            throw new IllegalArgumentException("shardLimit=" + shardLimit + ": must be in 0.."
+                    + (ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS));
+        }
         if (links.byteSize() != table.byteSize()) {
             throw new IllegalArgumentException("links: size=" + links.byteSize() + ": must equal the table's "
                     + table.byteSize());
@@ -86,6 +95,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         this.links = links;
         this.stats = stats;
         this.capacity = capacity;
+        this.shardLimit = shardLimit;
         this.maxKeyBytes = maxKeyBytes;
         this.expelledKeys = expelledKeys;
         this.shards = new AtomicReferenceArray<>(ShardLayout.MAX_SHARDS);
@@ -138,7 +148,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return shard != null ? shard : create(id);
     }
 
-    private static int currentShardId() {
+    private int currentShardId() {
         return shardId(Workers.id(Workers.current()));
     }
 
@@ -191,7 +201,10 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * is not exported), one of the last 64 ids, hashed. Such a shard has several owners in turn; the busy word
      * still admits one at a time, so the owner-only rules hold per operation.
      */
-    private static int shardId(int workerId) {
+    private int shardId(int workerId) {
+        if (shardLimit > 0) {
+            return workerId % shardLimit;
+        }
         int regular = ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS;
         return workerId < regular ? workerId : regular + Math.floorMod(workerId * 0x9E3779B9, OVERFLOW_SHARDS);
     }

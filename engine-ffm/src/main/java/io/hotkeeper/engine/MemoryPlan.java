@@ -1,0 +1,107 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.shard.ShardLayout;
+import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableLayout;
+
+/**
+ * How one total native budget ({@link Hotkeeper.Builder#memory(long)}) is split between the parts of an
+ * instance (docs/design.md, "One memory budget"). Every part is bounded up front, whatever the number of threads
+ * that observe later:
+ *
+ * <pre>
+ *  budget = fixed                         salt counters, stats stripes (when recorded), given by the options
+ *         + combiners x blockBytes         hot-key combiner blocks: at most budget / 8, at most one per expected
+ *                                          worker; workers past the last block observe without combining
+ *         + tables x ( 2 x tableBytes      bucket table + its link segment (links only with key shards)
+ *                    + 128                 control line (the promotion floor)
+ *                    + shards x shardBytes(capacity) )
+ *                                          key shards: 1 .. min(expected workers, 8) per table (as many as fit in a
+ *                                          quarter of the budget at the minimum capacity); workers share them by
+ *                                          worker id modulo the count, one at a time through each shard's busy gate
+ * </pre>
+ *
+ * The minimum capacity of a shard is {@code max(16, 2k)} entries (a shard keeps the heaviest keys it was given,
+ * so one shard alone must hold the top k with room to spare). The table is the largest power of two that fits
+ * with those shards; what is left after the table's rounding goes to the shards' capacity.
+ *
+ * @param budget         the total budget, bytes
+ * @param tableBytes     bytes of each bucket table
+ * @param shards         key shards per table (0 without key shards)
+ * @param shardCapacity  entries of each key shard (0 without key shards)
+ * @param combinerBlocks combiner blocks the instance may create (0: no combining)
+ * @param plannedBytes   what the plan allocates once every shard and block exists: at most {@code budget}
+ */
+record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, int combinerBlocks,
+                  long plannedBytes) {
+    /** Most shards per table under a budget: beyond this, workers share (promotions are rare once warm). */
+    static final int MAX_SHARDS = 8;
+
+    /**
+     * The split of {@code budget}.
+     *
+     * @param budget            total native bytes
+     * @param k                 heavy hitters to report
+     * @param maxKeyBytes       longest key stored whole (sizes a shard entry)
+     * @param keyShards         whether keys are tracked (no links and no shards otherwise)
+     * @param tables            bucket tables sharing the budget (worker or per-node tables)
+     * @param fixedBytes        salt and stats bytes, which the options fix
+     * @param combinerBlockBytes bytes of one combiner block (0: combining off)
+     * @param workers           the workers expected to observe (sizes shards and combiner blocks; more may come)
+     * @throws IllegalArgumentException naming the minimum budget, if {@code budget} cannot hold {@code k} keys
+     */
+    static MemoryPlan of(long budget, int k, int maxKeyBytes, boolean keyShards, int tables, long fixedBytes,
+                         long combinerBlockBytes, int workers) {
+        int minCapacity = minCapacity(k);
+        long minShardBytes = keyShards ? ShardLayout.shardBytes(minCapacity, maxKeyBytes) : 0;
+        long perTableMinimum = tableAndLinks(TableLayout.MIN_TABLE_BYTES, keyShards) + minShardBytes;
+        long minimum = fixedBytes + tables * perTableMinimum;
+        if (budget < minimum) {
+            throw new IllegalArgumentException("memory=" + budget + ": too small for k=" + k + (keyShards
+                    ? " keys of up to " + maxKeyBytes + " bytes" : "") + "; the minimum is " + minimum
+                    + " bytes (" + tables + " x (table " + TableLayout.MIN_TABLE_BYTES
+                    + (keyShards ? " + links " + TableLayout.MIN_TABLE_BYTES + " + a shard of " + minCapacity
+                    + " keys, " + minShardBytes : "") + " + control " + BucketTable.CONTROL_BYTES + ") + salt and stats "
+                    + fixedBytes + ")");
+        }
+        int combinerBlocks = 0;
+        if (combinerBlockBytes > 0) {
+            long allowed = Math.min(budget / 8, budget - minimum);
+            combinerBlocks = (int) Math.min(workers, allowed / combinerBlockBytes);
+        }
+        long perTable = (budget - fixedBytes - combinerBlocks * combinerBlockBytes) / tables;
+        int shards = 0;
+        if (keyShards) {
+            shards = 1;
+            while (shards < Math.min(workers, MAX_SHARDS) && (shards + 1) * minShardBytes <= perTable / 4) {
+                shards++;
+            }
+        }
+        long tableBytes = TableLayout.MIN_TABLE_BYTES;
+        while (tableBytes * 2 <= TableLayout.MAX_TABLE_BYTES
+                && tableAndLinks(tableBytes * 2, keyShards) + shards * minShardBytes <= perTable) {
+            tableBytes *= 2;
+        }
+        int capacity = 0;
+        if (keyShards) {
+            long left = perTable - tableAndLinks(tableBytes, keyShards) - shards * minShardBytes;
+            long extra = left / ((long) shards * ShardLayout.entryBytes(maxKeyBytes));
+            // No more entries than the table has slots: a shard never holds more keys than the table tracks.
+            long slots = tableBytes / TableLayout.SLOT_BYTES;
+            capacity = (int) Math.min(Math.min(minCapacity + extra, Math.max(minCapacity, slots)),
+                    ShardLayout.MAX_ENTRIES);
+        }
+        long planned = fixedBytes + combinerBlocks * combinerBlockBytes + tables * (tableAndLinks(tableBytes, keyShards)
+                + (keyShards ? shards * ShardLayout.shardBytes(capacity, maxKeyBytes) : 0));
+        return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned);
+    }
+
+    /** Entries a shard needs at least for a top-{@code k}: {@code max(16, 2k)}. */
+    static int minCapacity(int k) {
+        return (int) Math.min(ShardLayout.MAX_ENTRIES, Math.max(16, 2L * k));
+    }
+
+    private static long tableAndLinks(long tableBytes, boolean keyShards) {
+        return (keyShards ? 2 * tableBytes : tableBytes) + BucketTable.CONTROL_BYTES;
+    }
+}

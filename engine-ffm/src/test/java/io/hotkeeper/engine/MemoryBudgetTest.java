@@ -1,0 +1,159 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.salt.SaltMode;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code Builder.memory(total)} bounds every native byte the instance allocates (docs/design.md, "One memory
+ * budget"): across k, budgets, observing threads (1 to 64), key lengths (8 to 256 bytes, stored whole) and
+ * options that add parts (stats, per-worker salt, worker tables), with key churn that fills and evicts every
+ * shard, {@code info().nativeBytes()} stays within the budget; a budget too small for k keys is refused with
+ * the minimum named.
+ */
+class MemoryBudgetTest {
+    private static final long[] BUDGETS = {16 * 1024, 64 * 1024, 1024 * 1024};
+    private static final int[] KS = {1, 100, 1000};
+    private static final int[] THREADS = {1, 2, 8, 64};
+    private static final int[] KEY_BYTES = {8, 64, 256};
+
+    @Test
+    void everyNativeByteStaysWithinTheBudget() throws Exception {
+        int built = 0;
+        int refused = 0;
+        for (long budget : BUDGETS) {
+            for (int k : KS) {
+                for (int keyBytes : KEY_BYTES) {
+                    for (int threads : THREADS) {
+                        Hotkeeper.Builder b = Hotkeeper.builder().memory(budget).k(k).maxKeyBytes(keyBytes)
+                                .expectedThreads(Math.min(threads, 8)).seed(threads * 31L + k);
+                        // Options that add parts, in turn.
+                        switch ((built + refused) % 4) {
+                            case 1 -> b.recordStats();
+                            case 2 -> b.saltMode(SaltMode.PER_WORKER);
+                            case 3 -> b.workerTables(2);
+                            default -> { }
+                        }
+                        Hotkeeper hk;
+                        try {
+                            hk = b.build();
+                        } catch (IllegalArgumentException e) {
+                            assertTrue(e.getMessage().contains("the minimum is"), e.getMessage());
+                            refused++;
+                            continue;
+                        }
+                        try (hk) {
+                            churn(hk, threads, keyBytes);
+                            HotkeeperInfo info = hk.info();
+                            String where = "budget " + budget + ", k " + k + ", keys of " + keyBytes + " B, "
+                                    + threads + " threads: " + info.nativeBytesByPart();
+                            assertEquals(budget, info.memoryBudget());
+                            assertTrue(info.nativeBytes() <= budget, where);
+                            assertTrue(info.shards() >= 1 && info.shards() <= 8 * info.tables(), where);
+                            assertFalse(hk.topK(k).isEmpty(), where);
+                        }
+                        built++;
+                    }
+                }
+            }
+        }
+        assertTrue(built >= 50 && refused >= 4, "built " + built + ", refused " + refused);
+    }
+
+    @Test
+    void workersSharingShardsKeepEveryTrackedSlotLinked() throws Exception {
+        // 64 KiB gives one shard per table: eight threads promote, evict and hand off through it in turn.
+        for (int round = 0; round < 4; round++) {
+            try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).seed(round).expectedThreads(8)
+                    .decayBase(1.08).build()) {
+                assertEquals(1, hk.info().shardLimit());
+                churn(hk, 8, 16);
+                assertEquals(1, hk.info().shards(), "eight workers, one shard");
+                assertEquals(List.of(), io.hotkeeper.engine.shard.ShardIntegrity.violations(hk.keyShards()),
+                        "round " + round);
+                assertTrue(hk.info().nativeBytes() <= 64 * 1024);
+            }
+        }
+    }
+
+    @Test
+    void aBudgetTooSmallForKKeysIsRefusedNamingTheMinimum() {
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().memory(16 * 1024).k(1000).build());
+        assertTrue(e.getMessage().startsWith("memory=16384: too small for k=1000 keys of up to 64 bytes; the minimum is "),
+                e.getMessage());
+        long minimum = Long.parseLong(e.getMessage().replaceAll(".*the minimum is (\\d+) bytes.*", "$1"));
+        try (Hotkeeper hk = Hotkeeper.builder().memory(minimum).k(1000).build()) {
+            assertTrue(hk.info().nativeBytes() <= minimum);
+        }
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().memory(minimum - 1).k(1000).build());
+    }
+
+    @Test
+    void theBudgetExcludesTheOptionsThatWouldSizeItsParts() {
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().memory(1 << 20).memoryBytes(1 << 16).build());
+        assertTrue(e.getMessage().contains("memoryBytes=65536"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().memory(1 << 20).shardCapacity(64).build());
+        assertTrue(e.getMessage().contains("shardCapacity=64"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().memory(0));
+    }
+
+    @Test
+    void theSplitGivesTheTableMostOfALargeBudget() {
+        try (Hotkeeper hk = Hotkeeper.builder().memory(1 << 20).k(100).expectedThreads(2).build()) {
+            HotkeeperInfo info = hk.info();
+            // 1 MiB: a 256 KiB table and its links, two shards sharing the rest.
+            assertEquals(256 * 1024, info.tableBytes(), info.toString());
+            assertEquals(2, info.shardLimit());
+            assertTrue(info.shardCapacity() >= 200, info.toString());
+        }
+    }
+
+    private static void churn(Hotkeeper hk, int threads, int keyBytes) throws Exception {
+        int perThread = Math.max(500, 40_000 / threads);
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long seed = t;
+            Thread worker = new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(seed);
+                try {
+                    start.await();
+                    for (int i = 0; i < perThread; i++) {
+                        // A few heavy keys and a churning tail of distinct ones, as text of the given length.
+                        int id = random.nextInt(4) == 0 ? random.nextInt(16) : random.nextInt(1_000_000);
+                        StringBuilder key = new StringBuilder(keyBytes).append(id).append('-');
+                        while (key.length() < keyBytes) {
+                            key.append('k');
+                        }
+                        hk.observe(key);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            worker.start();
+            workers.add(worker);
+        }
+        start.countDown();
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
+}
