@@ -2,6 +2,7 @@ package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperInfo;
 
 import com.clearspring.analytics.stream.Counter;
 import com.clearspring.analytics.stream.StreamSummary;
@@ -109,16 +110,15 @@ interface Contender extends AutoCloseable {
     }
 
     /**
-     * Hotkeeper with the split {@code fit} (from {@link HotkeeperBudget}), one instance shared by
-     * {@code fit.workers()} threads. {@link #heldBytes()} is {@code info().nativeBytes()}, checked against the
-     * budget after the run and the query.
+     * Hotkeeper built by {@code builder} (a total budget, {@code memory(budget)}, or a split chosen by
+     * {@link HotkeeperBudget}), one instance shared by {@code threads} threads. {@link #heldBytes()} is
+     * {@code info().nativeBytes()} after the run and the query, and must be within {@code budget}.
      */
-    static Contender hotkeeper(HotkeeperBudget.Fit fit) {
-        Hotkeeper sketch = fit.builder().build();
-        int threads = fit.workers();
+    static Contender hotkeeper(String name, Hotkeeper.Builder builder, long budget, int threads) {
+        Hotkeeper sketch = builder.build();
         return new Contender() {
             public String name() {
-                return "Hotkeeper";
+                return name;
             }
 
             public void run(long[] stream) {
@@ -135,24 +135,31 @@ interface Contender extends AutoCloseable {
 
             public long heldBytes() {
                 long bytes = sketch.info().nativeBytes();
-                if (bytes > fit.budget()) {
+                if (bytes > budget) {
                     throw new IllegalStateException("Hotkeeper holds " + bytes + " native bytes, over the budget of "
-                            + fit.budget() + ": " + sketch.info().nativeBytesByPart() + "; fit " + fit.describe());
+                            + budget + ": " + sketch.info());
                 }
                 return bytes;
             }
 
             public String held() {
-                return String.format(Locale.ROOT, "memoryBytes %,d, shardCapacity %,d, maxKeyBytes %d, combiner %s;"
-                                + " native %s", fit.tableBytes(), fit.shardCapacity(), fit.maxKeyBytes(),
-                        fit.combinerEntries() == 0 ? "-" : Integer.toString(fit.combinerEntries()),
-                        sketch.info().nativeBytesByPart());
+                return describe(sketch.info());
             }
 
             public void close() {
                 sketch.close();
             }
         };
+    }
+
+    /** Hotkeeper's split as {@code info()} reports it: table, shards, combiners, native bytes by part. */
+    static String describe(HotkeeperInfo info) {
+        return String.format(Locale.ROOT, "table %,d B, %d shard(s) (limit %s) of %,d entries, maxKeyBytes %d,"
+                        + " combiners %d x %d entries (%s), promotion floor %d; native %s", info.tableBytes(),
+                info.shards(), info.shardLimit() == 0 ? "one per worker" : Integer.toString(info.shardLimit()),
+                info.shardCapacity(), info.maxKeyBytes(), info.combiners(), info.combinerEntries(),
+                info.combining() + (info.combiningEngaged() ? ", engaged" : ""), info.promotionFloor(),
+                info.nativeBytesByPart());
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.hotkeeper.bench;
 
+import io.hotkeeper.engine.Hotkeeper;
+
 import org.apache.datasketches.frequencies.FrequentLongsSketch;
 import com.clearspring.analytics.stream.StreamSummary;
 
@@ -26,10 +28,12 @@ import java.util.Map;
  * (repeatable) reads one key per line, each line's bytes hashed to a {@code long} by {@link KeyStreams#hashLine};
  * {@code --words F} (repeatable) draws {@code --keys} keys with Zipf exponent {@code --words-exponent} (default
  * 1.0) over the lines of F ({@link KeyStreams#zipfOverLines}); {@code --memory} a comma list of total budgets in
- * bytes (default 16384,65536,262144); {@code --threads} a comma list (default 1,2); {@code --k} (default 100).
+ * bytes (default 16384,65536,262144); {@code --threads} a comma list (default 1,2); {@code --k} (default 100);
+ * {@code --split memory} (default: Hotkeeper built with {@code Builder.memory(budget)} and
+ * {@code expectedThreads}) or {@code search} (the split {@link HotkeeperBudget} chooses).
  *
- * <p>Each contender ({@link Contender}) is fitted to the whole budget: Hotkeeper by {@link HotkeeperBudget}
- * (every native byte, all workers' shards and combiners included), the on-heap peers by the bytes of their object
+ * <p>Each contender ({@link Contender}) is fitted to the whole budget: Hotkeeper by {@code memory(budget)} or
+ * {@link HotkeeperBudget} (every native byte, all workers' shards and combiners included), the on-heap peers by the bytes of their object
  * graph measured with JOL. After every run the held bytes are measured again and must be within the budget
  * (Hotkeeper: an exception; StreamSummary, whose buckets depend on the stream: refitted and re-run). Prints, per
  * stream, one line per run (configuration, bytes, accuracy), then a markdown summary table; at the end, the
@@ -44,9 +48,13 @@ public final class Evaluate {
     private final Map<Long, Integer> dataSketchesSizes = new HashMap<>();
     private final Map<Long, Integer> referenceWidths = new HashMap<>();
     private final List<String> summary = new ArrayList<>();
+    private final java.util.Set<String> refused = new java.util.HashSet<>();
+    /** How Hotkeeper's budget is split: "memory" (Builder.memory) or "search" (HotkeeperBudget). */
+    private final String split;
 
-    private Evaluate(int k) {
+    private Evaluate(int k, String split) {
         this.k = k;
+        this.split = split;
     }
 
     public static void main(String[] args) throws IOException {
@@ -60,6 +68,7 @@ public final class Evaluate {
         int distinct = 1_000_000;
         double wordsExponent = 1.0;
         long seed = 42;
+        String split = "memory";
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -79,18 +88,25 @@ public final class Evaluate {
                 case "--keys" -> keys = Integer.parseInt(require(args[i], value));
                 case "--distinct" -> distinct = Integer.parseInt(require(args[i], value));
                 case "--seed" -> seed = Long.parseLong(require(args[i], value));
+                case "--split" -> {
+                    split = require(args[i], value);
+                    if (!split.equals("memory") && !split.equals("search")) {
+                        throw new IllegalArgumentException("--split " + split + ": must be memory or search");
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
-                        + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]");
+                        + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
+                        + " [--split memory|search]");
             }
             i++;
         }
         if (zipfs.isEmpty() && files.isEmpty() && words.isEmpty()) {
             zipfs = List.of("0.8", "1.0", "1.2");
         }
-        Evaluate e = new Evaluate(k);
-        System.out.printf(Locale.ROOT, "# Evaluate: k %d, budgets %s B total, threads %s, %s, %d processors%n", k,
-                java.util.Arrays.toString(memories), java.util.Arrays.toString(threadCounts),
+        Evaluate e = new Evaluate(k, split);
+        System.out.printf(Locale.ROOT, "# Evaluate: k %d, budgets %s B total, threads %s, Hotkeeper split %s, %s, %d processors%n", k,
+                java.util.Arrays.toString(memories), java.util.Arrays.toString(threadCounts), split,
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
         for (String z : zipfs) {
             double s = z.equals("uniform") ? 0.0 : Double.parseDouble(z);
@@ -108,7 +124,8 @@ public final class Evaluate {
             e.report(Path.of(f).getFileName() + String.format(Locale.ROOT, ", Zipf %s over its lines, %,d keys,"
                     + " seed %d", wordsExponent, keys, seed), stream, memories, threadCounts);
         }
-        System.out.printf("%n## Summary: precision@%d / ARE (over the reported top %d)%n%n", k, k);
+        System.out.printf("%n## Summary: precision@%d / ARE (over the reported top %d); † Hotkeeper split by"
+                + " HotkeeperBudget%n%n", k, k);
         System.out.println(tableHeader());
         e.summary.forEach(System.out::println);
     }
@@ -137,7 +154,8 @@ public final class Evaluate {
     /** One measured run. */
     private record Result(String name, long bytes, String held, ExactCounts.Accuracy accuracy) {
         String cell() {
-            return String.format(Locale.ROOT, "%.2f / %.4f", accuracy.precision(), accuracy.are());
+            return String.format(Locale.ROOT, "%s%.2f / %.4f", name.contains("bench split") ? "† " : "",
+                    accuracy.precision(), accuracy.are());
         }
     }
 
@@ -152,7 +170,7 @@ public final class Evaluate {
         for (long budget : memories) {
             for (int threads : threadCounts) {
                 Map<String, Result> results = new LinkedHashMap<>();
-                results.put("hk", measure(Contender.hotkeeper(hotkeeperFit(budget, threads)), stream, exact));
+                results.put("hk", measure(hotkeeper(budget, threads), stream, exact));
                 results.put("ref", measure(Contender.referenceHeavyKeeper(referenceWidth(budget), threads,
                         k), stream, exact));
                 results.put("ds", measure(Contender.dataSketches(dataSketchesMapSize(budget), threads),
@@ -192,6 +210,30 @@ public final class Evaluate {
             long bytes = c.heldBytes();
             return new Result(c.name(), bytes, c.held(), exact.accuracy(top, k, ORDER_DEPTH));
         }
+    }
+
+    /**
+     * Hotkeeper at {@code budget} for {@code threads}: {@code memory(budget)} with {@code expectedThreads} (split
+     * {@code memory}, the default), or the bench's own search ({@link HotkeeperBudget}, split {@code search}). A
+     * budget that {@code memory} refuses (too small for k keys by its rule) falls back to the search, and the
+     * row's name says so.
+     */
+    private Contender hotkeeper(long budget, int threads) {
+        if (split.equals("memory")) {
+            Hotkeeper.Builder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
+                    .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED);
+            try {
+                b.build().close();
+                return Contender.hotkeeper("Hotkeeper memory(" + budget + ")", b, budget, threads);
+            } catch (IllegalArgumentException e) {
+                if (refused.add(budget + "/" + threads)) {
+                    System.out.println("# Hotkeeper memory(" + budget + ") refused, bench split used: "
+                            + e.getMessage());
+                }
+            }
+        }
+        HotkeeperBudget.Fit f = hotkeeperFit(budget, threads);
+        return Contender.hotkeeper("Hotkeeper, bench split (HotkeeperBudget)", f.builder(), budget, threads);
     }
 
     /** Hotkeeper's split for a budget and thread count (stream-independent: fitted once, printed once). */
