@@ -51,6 +51,8 @@ public final class Evaluate {
     private final java.util.Set<String> refused = new java.util.HashSet<>();
     /** How Hotkeeper's budget is split: "memory" (Builder.memory) or "search" (HotkeeperBudget). */
     private final String split;
+    /** Instead of the peers: Hotkeeper alone, one thread, at every table size that fits each budget. */
+    private boolean sweep;
 
     private Evaluate(int k, String split) {
         this.k = k;
@@ -69,6 +71,7 @@ public final class Evaluate {
         double wordsExponent = 1.0;
         long seed = 42;
         String split = "memory";
+        boolean sweep = false;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -88,6 +91,10 @@ public final class Evaluate {
                 case "--keys" -> keys = Integer.parseInt(require(args[i], value));
                 case "--distinct" -> distinct = Integer.parseInt(require(args[i], value));
                 case "--seed" -> seed = Long.parseLong(require(args[i], value));
+                case "--sweep-splits" -> {
+                    sweep = true;
+                    i--;
+                }
                 case "--split" -> {
                     split = require(args[i], value);
                     if (!split.equals("memory") && !split.equals("search")) {
@@ -97,7 +104,7 @@ public final class Evaluate {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
                         + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
-                        + " [--split memory|search]");
+                        + " [--split memory|search] [--sweep-splits]");
             }
             i++;
         }
@@ -105,6 +112,7 @@ public final class Evaluate {
             zipfs = List.of("0.8", "1.0", "1.2");
         }
         Evaluate e = new Evaluate(k, split);
+        e.sweep = sweep;
         System.out.printf(Locale.ROOT, "# Evaluate: k %d, budgets %s B total, threads %s, Hotkeeper split %s, %s, %d processors%n", k,
                 java.util.Arrays.toString(memories), java.util.Arrays.toString(threadCounts), split,
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
@@ -123,6 +131,9 @@ public final class Evaluate {
             long[] stream = KeyStreams.zipfOverLines(Path.of(f), wordsExponent, keys, seed);
             e.report(Path.of(f).getFileName() + String.format(Locale.ROOT, ", Zipf %s over its lines, %,d keys,"
                     + " seed %d", wordsExponent, keys, seed), stream, memories, threadCounts);
+        }
+        if (sweep) {
+            return;
         }
         System.out.printf("%n## Summary: precision@%d / ARE (over the reported top %d); † Hotkeeper split by"
                 + " HotkeeperBudget%n%n", k, k);
@@ -167,6 +178,19 @@ public final class Evaluate {
                 exact.distinct(), k, exact.countAtRank(1), exact.countAtRank(10), exact.countAtRank(k));
         List<String> rows = new ArrayList<>();
         String shortTitle = title.replaceAll(",.*", "");
+        if (sweep) {
+            System.out.printf("| stream | budget | table bytes | shard entries | holds (B) | precision@%d | ARE |%n"
+                    + "|---|---:|---:|---:|---:|---:|---:|%n", k);
+            for (long budget : memories) {
+                for (HotkeeperBudget.Fit f : HotkeeperBudget.splits(budget, k, Long.BYTES)) {
+                    Result r = measure(Contender.hotkeeper("Hotkeeper", f.builder(), budget, 1), stream, exact);
+                    System.out.printf(Locale.ROOT, "| %s | %d KiB | %,d | %,d | %,d | %.2f | %.4f |%n", shortTitle,
+                            budget / 1024, f.tableBytes(), f.shardCapacity(), r.bytes(),
+                            r.accuracy().precision(), r.accuracy().are());
+                }
+            }
+            return;
+        }
         for (long budget : memories) {
             for (int threads : threadCounts) {
                 Map<String, Result> results = new LinkedHashMap<>();

@@ -98,6 +98,22 @@ final class HotkeeperBudget {
         return fallback;
     }
 
+    /**
+     * Every table size that fits {@code budget} with one worker, each with the largest shard capacity beside it
+     * (no combiner: one worker never engages one), smallest table first: the splits {@code Evaluate
+     * --sweep-splits} compares.
+     */
+    static List<Fit> splits(long budget, int k, int maxKeyBytes) {
+        List<Fit> out = new ArrayList<>();
+        for (long table = 4096; table <= Long.highestOneBit(budget); table <<= 1) {
+            Fit f = largestShards(budget, 1, k, table, maxKeyBytes, 0);
+            if (f != null) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
     /** The largest shard capacity that fits with this table and combiner, verified by a probe; null if none. */
     private static Fit largestShards(long budget, int workers, int k, long table, int maxKeyBytes, int combiner) {
         Fit smallest = probe(new Fit(budget, workers, k, table, MIN_SHARD_CAPACITY, maxKeyBytes, combiner, 0, null));
