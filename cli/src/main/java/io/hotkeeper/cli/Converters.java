@@ -4,11 +4,14 @@ import io.hotkeeper.engine.salt.SaltMode;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** picocli converters for sizes, delimiters and the salt mode. */
+/** picocli converters for sizes, delimiters, periods and the salt mode. */
 final class Converters {
     private Converters() {
     }
@@ -62,36 +65,85 @@ final class Converters {
     }
 
     /**
-     * A field delimiter: one ASCII character other than LF and CR, or {@code \t}, {@code tab}, {@code space},
-     * {@code comma}, {@code semicolon}, {@code pipe}.
+     * A field delimiter, as a {@link Splitter}: {@code ' '}, {@code space}, {@code blank} or {@code whitespace}
+     * split on runs of spaces and tabs as awk does; {@code single-space} splits on every single space as
+     * {@code cut -d ' '} does; any other ASCII character other than LF and CR, or {@code \t}, {@code tab},
+     * {@code comma}, {@code semicolon}, {@code pipe}, splits on every single occurrence ({@code cut -d}).
      */
-    static final class Delimiter implements ITypeConverter<Byte> {
+    static final class Delimiter implements ITypeConverter<Splitter> {
         @Override
-        public Byte convert(String value) {
+        public Splitter convert(String value) {
             return parse(value);
         }
 
-        static byte parse(String value) {
+        static Splitter parse(String value) {
             String v = value.toLowerCase(Locale.ROOT);
             char c = switch (v) {
+                case " ", "space", "blank", "blanks", "whitespace" -> {
+                    yield 0;
+                }
+                case "single-space" -> ' ';
                 case "\\t", "tab" -> '\t';
-                case "space" -> ' ';
                 case "comma" -> ',';
                 case "semicolon" -> ';';
                 case "pipe" -> '|';
                 default -> {
                     if (value.length() != 1) {
-                        throw new TypeConversionException("'" + value
-                                + "' is not a delimiter: give one ASCII character, \\t, tab or space");
+                        throw new TypeConversionException("'" + value + "' is not a delimiter: give one ASCII "
+                                + "character, \\t, tab, space (runs of blanks), single-space, comma, semicolon "
+                                + "or pipe");
                     }
                     yield value.charAt(0);
                 }
             };
+            if (c == 0) {
+                return Splitter.BLANKS;
+            }
             if (c >= 0x80 || c == '\n' || c == '\r') {
                 throw new TypeConversionException("'" + value
                         + "' is not a delimiter: it must be one ASCII character other than CR and LF");
             }
-            return (byte) c;
+            return Splitter.single((byte) c);
+        }
+    }
+
+    /**
+     * A period: a positive number and a unit, {@code ms}, {@code s}, {@code m} or {@code h} ({@code 500ms},
+     * {@code 1s}, {@code 2m}), or an ISO-8601 duration ({@code PT1S}); 10ms..24h.
+     */
+    static final class Period implements ITypeConverter<Duration> {
+        private static final Pattern SIMPLE = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
+        private static final Duration MIN = Duration.ofMillis(10);
+        private static final Duration MAX = Duration.ofHours(24);
+
+        @Override
+        public Duration convert(String value) {
+            return parse(value);
+        }
+
+        static Duration parse(String value) {
+            String v = value.strip().toLowerCase(Locale.ROOT);
+            Matcher m = SIMPLE.matcher(v);
+            Duration d;
+            if (m.matches()) {
+                d = Duration.of(Long.parseLong(m.group(1)), switch (m.group(2)) {
+                    case "ms" -> ChronoUnit.MILLIS;
+                    case "s" -> ChronoUnit.SECONDS;
+                    case "m" -> ChronoUnit.MINUTES;
+                    default -> ChronoUnit.HOURS;
+                });
+            } else {
+                try {
+                    d = Duration.parse(value.strip());
+                } catch (DateTimeParseException e) {
+                    throw new TypeConversionException("'" + value + "' is not a duration (examples: 500ms, 1s, 2m, "
+                            + "1h)");
+                }
+            }
+            if (d.compareTo(MIN) < 0 || d.compareTo(MAX) > 0) {
+                throw new TypeConversionException("'" + value + "' is out of range: 10ms..24h");
+            }
+            return d;
         }
     }
 

@@ -17,11 +17,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 
 /**
- * The demo on an embedded default: a generated Zipf stream, observed at 1..N threads (N = available
+ * The demo on an embedded default: a generated Zipf stream, observed at 1 thread and at N threads (N = available
  * processors); prints throughput, the heavy hitters the sketch reports with {@code topK} (real keys from its key
  * shards) with estimate and exact count side by side, precision@k and the memory used.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         description = "Runs Hotkeeper on a generated Zipf stream and compares its top-k with exact counts.")
 final class DemoCommand implements Callable<Integer> {
     @Spec
@@ -32,8 +32,8 @@ final class DemoCommand implements Callable<Integer> {
     int distinct = 1_000_000;
     @Option(names = "--zipf", description = "Zipf exponent (default: ${DEFAULT-VALUE}).")
     double exponent = 1.0;
-    @Option(names = "--memory", converter = Converters.Size.class, defaultValue = "64KiB",
-            description = "Table bytes, e.g. 64KiB (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--memory", converter = Converters.Size.class, defaultValue = "256KiB",
+            description = "Total native memory of the sketch, e.g. 256KiB (default: ${DEFAULT-VALUE}).")
     long memory;
     @Option(names = "--k", description = "Keys for precision@k (default: ${DEFAULT-VALUE}).")
     int k = 100;
@@ -49,15 +49,16 @@ final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "need --keys >= 1, --distinct >= 1, "
                     + "1 <= --k <= min(100000, --distinct), --top >= 0, 0 <= --zipf <= 10");
         }
-        Hotkeeper.Builder builder = Hotkeeper.builder().recordStats().k(Math.max(k, top)).seed(seed);
+        Hotkeeper.Builder builder = Hotkeeper.builder().k(Math.max(k, top)).seed(seed);
         try {
-            builder.memoryBytes(memory);
+            builder.memory(memory);
+            builder.build().close(); // the budget against k: a budget too small exits 2 before the stream is made
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--memory': " + e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("Hotkeeper demo: %,d Zipf(s=%.1f) keys over %,d distinct, %s table%n", length, exponent, distinct,
-                bytes(memory));
+        out.printf("Hotkeeper demo: %,d Zipf(s=%.1f) keys over %,d distinct, %s of memory%n", length, exponent,
+                distinct, bytes(memory));
         out.flush();
         ZipfKeys zipf = new ZipfKeys(distinct, exponent);
         long[] stream = new long[length];
@@ -72,7 +73,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println();
         out.println("threads  M observes/s");
         Hotkeeper last = null;
-        for (int threads = 1; threads <= processors; threads++) {
+        for (int threads : processors == 1 ? new int[] {1} : new int[] {1, processors}) {
             if (last != null) {
                 last.close();
             }
@@ -102,10 +103,12 @@ final class DemoCommand implements Callable<Integer> {
             out.println();
             out.printf("precision@%d: %.3f (tie-aware: a reported key counts if its exact count >= %,d, the exact "
                     + "count at rank %d)%n", k, hits / (double) k, kth, k);
-            out.printf("memory: %s (table %s, %,d buckets x 8 slots; key shards %s, %d shards), off-heap%n",
-                    bytes(info.tableBytes() + info.shardBytes()), bytes(info.tableBytes()), info.buckets(),
-                    bytes(info.shardBytes()), info.shards());
-            out.printf("stats: %s%n", hk.stats());
+            out.printf("memory: %s of a %s budget (table %s, %,d buckets x 8 slots; links and key shards %s, %d shards),"
+                    + " off-heap%n", bytes(info.nativeBytes()), bytes(info.memoryBudget()), bytes(info.tableBytes()),
+                    info.buckets(), bytes(info.shardBytes()), info.shards());
+            out.println();
+            out.println("Try it on your own data (one key per line, or --field N -d ' ' for a column):");
+            out.println("  ./hotkeeper top -k 20 FILE");
         }
         return 0;
     }

@@ -15,11 +15,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -36,10 +38,14 @@ final class Ingest implements AutoCloseable {
     /** Bytes a stream block holds before it is handed over. */
     static final int BLOCK = 1 << 20;
 
-    /** One input: a mapped regular file, or a stream. */
+    /**
+     * One input: a regular file to map ({@code stream} null), or a stream (standard input, a pipe, a device, a
+     * file that reports size 0 such as those of /proc, a file that cannot be mapped); {@code channel} is the open
+     * file, if any.
+     */
     record Source(String name, FileChannel channel, long size, InputStream stream) {
         boolean mapped() {
-            return channel != null;
+            return stream == null;
         }
     }
 
@@ -47,10 +53,11 @@ final class Ingest implements AutoCloseable {
     private record Range(Source source, MemorySegment segment, long start, long end) {
     }
 
-    private record Block(byte[] data, int length) {
+    /** Bytes {@code [0, length)} of a stream, starting at its byte {@code offset} and line {@code firstLine}. */
+    private record Block(byte[] data, int length, long offset, long firstLine) {
     }
 
-    private static final Block END = new Block(new byte[0], 0);
+    private static final Block END = new Block(new byte[0], 0, 0, 0);
 
     /**
      * Test seam: if set, run once per {@link #run} after every mapped input has been mapped and before any of
@@ -60,6 +67,7 @@ final class Ingest implements AutoCloseable {
 
     private final List<Source> sources;
     private final Arena arena = Arena.ofShared();
+    private Consumer<String> onInput = name -> { };
 
     private Ingest(List<Source> sources) {
         this.sources = sources;
@@ -72,6 +80,15 @@ final class Ingest implements AutoCloseable {
      * @throws UserException naming the first input that cannot be opened, and why
      */
     static Ingest open(List<String> names, Supplier<InputStream> stdin) {
+        return open(names, stdin, false);
+    }
+
+    /**
+     * Opens every input; with {@code follow}, the one FILE is read like {@code tail -F} ({@link FollowStream}).
+     *
+     * @throws UserException naming the first input that cannot be opened, and why
+     */
+    static Ingest open(List<String> names, Supplier<InputStream> stdin, boolean follow) {
         List<Source> sources = new ArrayList<>();
         List<String> all = names.isEmpty() ? List.of("-") : names;
         try {
@@ -80,13 +97,23 @@ final class Ingest implements AutoCloseable {
                     sources.add(new Source("-", null, -1, stdin.get()));
                     continue;
                 }
-                sources.add(openFile(name));
+                Source file = openFile(name);
+                sources.add(follow ? follow(file) : file);
             }
         } catch (RuntimeException e) {
             closeAll(sources);
             throw e;
         }
         return new Ingest(sources);
+    }
+
+    private static Source follow(Source file) {
+        try {
+            return new Source(file.name(), null, -1, new FollowStream(Path.of(file.name()), file.channel()));
+        } catch (IOException e) {
+            close(file.channel());
+            throw new UserException(file.name() + ": cannot follow (" + reason(e) + ")");
+        }
     }
 
     private static Source openFile(String name) {
@@ -110,14 +137,29 @@ final class Ingest implements AutoCloseable {
             throw new UserException(name + ": cannot open (" + reason(e) + ")");
         }
         try {
-            if (Files.isRegularFile(path)) {
-                return new Source(name, channel, channel.size(), null);
+            long size = channel.size();
+            if (Files.isRegularFile(path) && size > 0) {
+                return new Source(name, channel, size, null);
             }
-            return new Source(name, null, -1, Channels.newInputStream(channel));
+            // A pipe, a device, or a file whose size says nothing (0 for /proc and /sys): read it as a stream.
+            return new Source(name, channel, -1, Channels.newInputStream(channel));
         } catch (IOException e) {
             close(channel);
             throw new UserException(name + ": cannot read (" + reason(e) + ")");
         }
+    }
+
+    private static Source asStream(Source s) {
+        try {
+            return new Source(s.name(), s.channel(), -1, Channels.newInputStream(s.channel().position(0)));
+        } catch (IOException e) {
+            throw new UserException(s.name() + ": cannot read (" + reason(e) + ")");
+        }
+    }
+
+    /** Calls {@code onInput} with an input's name when its reading starts (mapped files: all at once). */
+    void onInput(Consumer<String> onInput) {
+        this.onInput = onInput;
     }
 
     /** Bytes of the mapped inputs (streams have no known size). */
@@ -141,13 +183,15 @@ final class Ingest implements AutoCloseable {
         Tally total = new Tally();
         List<Range> ranges = new ArrayList<>();
         List<Range> whole = new ArrayList<>();
-        for (Source s : sources) {
-            if (s.mapped() && s.size() > 0) {
+        for (int i = 0; i < sources.size(); i++) {
+            Source s = sources.get(i);
+            if (s.mapped()) {
                 try {
                     whole.add(new Range(s, s.channel().map(FileChannel.MapMode.READ_ONLY, 0, s.size(), arena),
                             0, s.size()));
                 } catch (IOException | UnsupportedOperationException e) {
-                    throw new UserException(s.name() + ": cannot map (" + reason(e) + ")");
+                    // Some file systems cannot map: read the file as a stream instead.
+                    sources.set(i, asStream(s));
                 }
             }
         }
@@ -162,9 +206,13 @@ final class Ingest implements AutoCloseable {
                 throw Truncation.fault(w.source(), sources, e);
             }
         }
+        for (Range w : whole) {
+            onInput.accept(w.source().name());
+        }
         if (!ranges.isEmpty()) {
             try {
                 total.add(runRanges(sources, ranges, threads, scanners, progress));
+                resolveLine(total, whole);
             } catch (InternalError e) {
                 // A fault that surfaced in a worker past its catch (see runRanges): no likely file.
                 throw Truncation.fault(null, sources, e);
@@ -176,12 +224,33 @@ final class Ingest implements AutoCloseable {
                 }
             }
         }
-        for (Source s : sources) {
-            if (!s.mapped()) {
-                total.add(runStream(s, threads, scanners, progress));
+        for (int i = 0; i < sources.size(); i++) {
+            if (!sources.get(i).mapped()) {
+                onInput.accept(sources.get(i).name());
+                total.add(runStream(sources.get(i), i, threads, scanners, progress));
             }
         }
         return total;
+    }
+
+    /** The name of input number {@code index} (- for standard input). */
+    String sourceName(int index) {
+        return sources.get(index).name();
+    }
+
+    /** Counts the line number of a first bad weight found in a mapped file (the workers know only its offset). */
+    private void resolveLine(Tally total, List<Range> whole) {
+        Tally.Position p = total.firstBadWeight;
+        if (p == null || p.line() >= 0) {
+            return;
+        }
+        Source source = sources.get(p.source());
+        for (Range w : whole) {
+            if (w.source() == source) {
+                long line = 1 + LineScanner.countNewlines(w.segment(), 0, p.offset());
+                total.firstBadWeight = new Tally.Position(p.source(), p.offset(), line);
+            }
+        }
     }
 
     /** Cuts {@code segment} into ranges that start at a line start and end after an LF (or at the end). */
@@ -204,7 +273,7 @@ final class Ingest implements AutoCloseable {
         return ranges.stream().map(r -> new long[] {r.start(), r.end()}).toList();
     }
 
-    private static Tally runRanges(List<Source> sources, List<Range> ranges, int threads,
+    private Tally runRanges(List<Source> sources, List<Range> ranges, int threads,
                                    Supplier<LineScanner> scanners, Progress progress) throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         Workers workers = new Workers(Math.min(threads, ranges.size()), scanners, scanner -> {
@@ -212,7 +281,7 @@ final class Ingest implements AutoCloseable {
             try {
                 for (int i = next.getAndIncrement(); i < ranges.size(); i = next.getAndIncrement()) {
                     r = ranges.get(i);
-                    scanner.scan(r.segment(), r.start(), r.end());
+                    scanner.scan(r.segment(), r.start(), r.end(), sources.indexOf(r.source()), 0, -1);
                     scanner.tally.bytes += r.end() - r.start();
                     progress.advance(r.end() - r.start());
                 }
@@ -231,13 +300,13 @@ final class Ingest implements AutoCloseable {
         return workers.join();
     }
 
-    private static Tally runStream(Source source, int threads, Supplier<LineScanner> scanners, Progress progress)
-            throws InterruptedException {
+    private static Tally runStream(Source source, int index, int threads, Supplier<LineScanner> scanners,
+                                   Progress progress) throws InterruptedException {
         BlockingQueue<Block> queue = new ArrayBlockingQueue<>(2 * threads + 2);
         Workers workers = new Workers(threads, scanners, scanner -> {
             try {
                 for (Block b = queue.take(); b != END; b = queue.take()) {
-                    scanner.scan(MemorySegment.ofArray(b.data()), 0, b.length());
+                    scanner.scan(MemorySegment.ofArray(b.data()), 0, b.length(), index, b.offset(), b.firstLine());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -246,7 +315,8 @@ final class Ingest implements AutoCloseable {
         Tally reader = new Tally();
         boolean done = false;
         try {
-            read(source, queue, reader, scanners.get().maxLineBytes(), workers, progress);
+            LineScanner probe = scanners.get();
+            read(source, queue, reader, probe.maxLineBytes(), probe.weighted(), workers, progress);
             done = true;
         } finally {
             if (done) {
@@ -267,10 +337,12 @@ final class Ingest implements AutoCloseable {
      * is dropped (and counted) without being buffered whole.
      */
     private static void read(Source source, BlockingQueue<Block> queue, Tally tally, long maxLine,
-                             Workers workers, Progress progress) throws InterruptedException {
+                             boolean countLines, Workers workers, Progress progress) throws InterruptedException {
         InputStream in = source.stream();
         byte[] buf = new byte[BLOCK];
         int filled = 0;
+        long offset = 0; // the stream's offset of buf[0]
+        long line = countLines ? 1 : -1; // the line number of the line at buf[0], or -1: not counted
         boolean skipping = false; // inside a line that is too long: drop bytes up to the next LF
         while (true) {
             int n;
@@ -281,7 +353,7 @@ final class Ingest implements AutoCloseable {
             }
             if (n < 0) {
                 if (filled > 0 && !skipping) {
-                    put(queue, new Block(buf, filled), workers);
+                    put(queue, new Block(buf, filled, offset, line), workers);
                 }
                 return;
             }
@@ -292,29 +364,48 @@ final class Ingest implements AutoCloseable {
             if (skipping) {
                 int nl = indexOf(buf, from, filled);
                 if (nl < 0) {
+                    offset += filled;
                     filled = 0;
                     continue;
                 }
                 skipping = false;
+                if (line >= 0) {
+                    line++;
+                }
+                offset += nl + 1;
                 System.arraycopy(buf, nl + 1, buf, 0, filled - nl - 1);
                 filled -= nl + 1;
                 from = 0;
             }
-            if (filled < buf.length && filled < BLOCK / 4) {
-                continue; // a pipe delivers little at a time: gather a bigger block first
+            if (filled < buf.length && filled < BLOCK / 4 && available(in) > 0) {
+                continue; // a pipe delivers little at a time: gather a bigger block while more is ready
             }
             int last = lastIndexOf(buf, filled);
             if (last >= 0) {
-                byte[] next = new byte[Math.max(BLOCK, filled - last - 1)];
-                System.arraycopy(buf, last + 1, next, 0, filled - last - 1);
-                put(queue, new Block(buf, last + 1), workers);
-                filled -= last + 1;
-                buf = next;
+                int length = last + 1;
+                Block block;
+                if (length < BLOCK / 4) {
+                    // A small block (a slow pipe): hand over a copy and keep the buffer.
+                    block = new Block(Arrays.copyOf(buf, length), length, offset, line);
+                    System.arraycopy(buf, length, buf, 0, filled - length);
+                } else {
+                    block = new Block(buf, length, offset, line);
+                    byte[] next = new byte[Math.max(BLOCK, filled - length)];
+                    System.arraycopy(buf, length, next, 0, filled - length);
+                    buf = next;
+                }
+                put(queue, block, workers);
+                if (line >= 0) {
+                    line += LineScanner.countNewlines(MemorySegment.ofArray(block.data()), 0, length);
+                }
+                offset += length;
+                filled -= length;
             } else if (filled == buf.length) {
                 // One line fills the buffer: grow it while the line may still be short enough, else drop it.
                 if (filled > maxLine + 1) {
                     tally.tooLong++;
                     skipping = true;
+                    offset += filled;
                     filled = 0;
                 } else {
                     long grown = Math.max(buf.length + 1L, Math.min(2L * buf.length, maxLine + 2));
@@ -325,6 +416,18 @@ final class Ingest implements AutoCloseable {
                     buf = java.util.Arrays.copyOf(buf, (int) grown);
                 }
             }
+        }
+    }
+
+    /**
+     * Bytes the stream can give without blocking (0 when it would block or cannot tell): when nothing more is
+     * ready, the lines read so far are handed over at once, so that a slow pipe's keys are counted promptly.
+     */
+    private static int available(InputStream in) {
+        try {
+            return in.available();
+        } catch (IOException e) {
+            return 0;
         }
     }
 
@@ -368,6 +471,9 @@ final class Ingest implements AutoCloseable {
         for (Source s : sources) {
             if (s.channel() != null) {
                 close(s.channel());
+            }
+            if (s.stream() instanceof FollowStream f) {
+                close(f);
             }
         }
     }

@@ -114,24 +114,35 @@ final class KeyEscaper {
         out.append('\\').append('x').append(HEX[b >>> 4]).append(HEX[b & 0xF]);
     }
 
-    /** The inverse of {@link #escape} (for tests and for users' scripts, see docs/cli.md). */
+    /**
+     * The inverse of {@link #escape}: {@code \\}, {@code \t}, {@code \n}, {@code \r} and {@code \xHH} become
+     * their byte, every other character its UTF-8 bytes (used by {@code hotkeeper unescape}).
+     *
+     * @throws IllegalArgumentException on a backslash not followed by one of those escapes
+     */
     static byte[] unescape(String text) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(text.length());
         int i = 0;
         while (i < text.length()) {
             char c = text.charAt(i);
-            if (c == '\\' && i + 1 < text.length()) {
-                char e = text.charAt(i + 1);
+            if (c == '\\') {
+                char e = i + 1 < text.length() ? text.charAt(i + 1) : ' ';
                 switch (e) {
                     case '\\' -> out.write('\\');
                     case 't' -> out.write('\t');
                     case 'n' -> out.write('\n');
                     case 'r' -> out.write('\r');
                     case 'x' -> {
-                        out.write(Integer.parseInt(text.substring(i + 2, i + 4), 16));
+                        int hi = i + 2 < text.length() ? Character.digit(text.charAt(i + 2), 16) : -1;
+                        int lo = i + 3 < text.length() ? Character.digit(text.charAt(i + 3), 16) : -1;
+                        if (hi < 0 || lo < 0) {
+                            throw new IllegalArgumentException("\\x needs two hex digits at column " + (i + 1));
+                        }
+                        out.write(hi << 4 | lo);
                         i += 2;
                     }
-                    default -> throw new IllegalArgumentException("bad escape \\" + e + " in " + text);
+                    default -> throw new IllegalArgumentException("bad escape at column " + (i + 1)
+                            + ": a backslash must be followed by \\, t, n, r or xHH");
                 }
                 i += 2;
                 continue;

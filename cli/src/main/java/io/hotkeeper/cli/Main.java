@@ -21,11 +21,14 @@ import java.util.function.Supplier;
 /**
  * Entry point of {@code ./hotkeeper}: no arguments runs the demo. Exit codes: 0 done, 1 internal error, 2 bad
  * option, bad value, or an input unreadable or truncated while read (one message line, never a stack trace; set
- * HOTKEEPER_DEBUG=1 to get the stack trace of an internal error).
+ * HOTKEEPER_DEBUG=1 to get the stack trace of an internal error); 130 and 143 after SIGINT and SIGTERM
+ * ({@link Interrupts}, installed only by {@link #main}).
  */
-@Command(name = "hotkeeper", mixinStandardHelpOptions = true, version = "hotkeeper 0.1.0",
+@Command(name = "hotkeeper", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        subcommands = CommandLine.HelpCommand.class,
         description = "Finds the heavy hitters of a stream with Hotkeeper's concurrent off-heap sketch.",
-        footer = {"", "With no command, runs the demo. Exit codes: 0 done, 1 internal error, 2 bad usage or input."})
+        footer = {"", "With no command, runs the demo. Exit codes: 0 done, 1 internal error, 2 bad usage or input, "
+                + "130/143 interrupted by SIGINT/SIGTERM (top prints the result so far)."})
 public final class Main implements Runnable {
     /** Exit code of a run that finished. */
     public static final int OK = 0;
@@ -44,7 +47,13 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         System.exit(execute(args, () -> new FileInputStream(FileDescriptor.in), new FileOutputStream(FileDescriptor.out),
-                new FileOutputStream(FileDescriptor.err), isTerminal()));
+                new FileOutputStream(FileDescriptor.err), Terminals.detect(), Interrupts.install()));
+    }
+
+    /** {@link #execute(String[], Supplier, OutputStream, OutputStream, Terminals, Interrupts)} without signals. */
+    static int execute(String[] args, Supplier<InputStream> stdin, OutputStream stdout, OutputStream stderr,
+                       boolean terminal) {
+        return execute(args, stdin, stdout, stderr, new Terminals(terminal, terminal), Interrupts.none());
     }
 
     /**
@@ -52,14 +61,15 @@ public final class Main implements Runnable {
      * UTF-8 whatever the platform's encoding.
      */
     static int execute(String[] args, Supplier<InputStream> stdin, OutputStream stdout, OutputStream stderr,
-                       boolean terminal) {
+                       Terminals terminals, Interrupts interrupts) {
         PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8),
                 1 << 16));
         PrintWriter err = new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
         try {
             CommandLine cli = new CommandLine(new Main())
                     .addSubcommand("demo", new DemoCommand())
-                    .addSubcommand("top", new TopCommand(stdin, terminal));
+                    .addSubcommand("top", new TopCommand(stdin, terminals, interrupts))
+                    .addSubcommand("unescape", new UnescapeCommand(stdin, stdout));
             cli.setOut(out)
                     .setErr(err)
                     .setCaseInsensitiveEnumValuesAllowed(true)
@@ -115,11 +125,5 @@ public final class Main implements Runnable {
         }
         err.flush();
         return INTERNAL_ERROR;
-    }
-
-    /** Whether the tool runs in a terminal (progress bars are drawn only then). */
-    private static boolean isTerminal() {
-        java.io.Console console = System.console();
-        return console != null && console.isTerminal();
     }
 }

@@ -1,9 +1,6 @@
 package io.hotkeeper.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.salt.SaltMode;
@@ -16,31 +13,34 @@ import picocli.CommandLine.Spec;
 
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /** {@code hotkeeper top}: the heavy hitters of files or standard input, one key per line. See docs/cli.md. */
-@Command(name = "top", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "top", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         description = {"Reports the heavy hitters of one key per line (bytes, any encoding; CRLF tolerated; "
                 + "empty lines skipped).",
                 "Reads the FILEs (memory-mapped) or standard input (no FILE, or -)."},
-        footer = {"", "Output: --format tsv prints exactly one line per heavy hitter, rank<TAB>key<TAB>estimate; "
-                + "keys are escaped (\\\\ \\t \\n \\r, \\xHH for other control bytes and invalid UTF-8).",
+        footer = {"", "Output: --format tsv prints exactly one line per heavy hitter, "
+                + "rank<TAB>key<TAB>estimate<TAB>truncated (0 or 1); keys are escaped (\\\\ \\t \\n \\r, \\xHH for "
+                + "other control bytes and invalid UTF-8; 'hotkeeper unescape' reverses it).",
                 "Exit codes: 0 done, 1 internal error, 2 bad option, or an input unreadable or truncated while "
-                        + "read. Details: docs/cli.md."})
+                        + "read, 130/143 interrupted by SIGINT/SIGTERM (the result so far is printed). "
+                        + "Details: docs/cli.md."})
 final class TopCommand implements Callable<Integer> {
-    /** Table bytes when --memory is not given. */
-    static final String DEFAULT_MEMORY = "1MiB";
+    /** Total sketch memory when --memory is not given (a 1 MiB table at the default k and key length). */
+    static final String DEFAULT_MEMORY = "4MiB";
     /** Stored key prefix when --max-key-bytes is not given. */
     static final int DEFAULT_MAX_KEY_BYTES = 256;
     /** Input above which a progress bar is drawn (when stderr is a terminal). */
     static final long PROGRESS_THRESHOLD = 64L << 20;
-
-    enum Format { table, tsv, json }
+    /** The hash seed when --seed is not given: the same input gives the same output on every run. */
+    static final long DEFAULT_SEED = 0x486f746b656570L;
 
     @Spec
     CommandSpec spec;
@@ -49,12 +49,14 @@ final class TopCommand implements Callable<Integer> {
             description = "Input files; - or none reads standard input.")
     List<String> files = new ArrayList<>();
 
-    @Option(names = "--k", paramLabel = "K", description = "Heavy hitters to report, 1..100000 (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-k", "--k"}, paramLabel = "K",
+            description = "Heavy hitters to report, 1..100000 (default: ${DEFAULT-VALUE}).")
     int k = 100;
 
     @Option(names = "--memory", paramLabel = "SIZE", defaultValue = DEFAULT_MEMORY, converter = Converters.Size.class,
-            description = "Sketch table size: bytes or 64k, 64KiB, 1MiB, 16MB (binary units); 4KiB..64MiB, rounded "
-                    + "down to a power of two (default: ${DEFAULT-VALUE}).")
+            description = "Total native memory of the sketch (table, links, key shards, combiners): bytes or 64k, "
+                    + "64KiB, 1MiB, 16MB (binary units), 16KiB..4GiB; too small for -k keys exits 2 naming the "
+                    + "minimum (default: ${DEFAULT-VALUE}).")
     long memory;
 
     @Option(names = "--threads", paramLabel = "N", description = "Ingest threads, 1..1024 (default: ${DEFAULT-VALUE}).")
@@ -64,10 +66,28 @@ final class TopCommand implements Callable<Integer> {
             description = "Use field N (1-based) of each line as the key; lines with fewer fields are skipped.")
     Integer field;
 
-    @Option(names = {"--delimiter", "-d"}, paramLabel = "C", defaultValue = "\\t", converter = Converters.Delimiter.class,
-            description = "Field delimiter for --field: one ASCII character, \\t, tab, space, comma, semicolon, "
-                    + "pipe (default: tab).")
-    byte delimiter;
+    @Option(names = {"--delimiter", "-d"}, paramLabel = "C", defaultValue = "\\t",
+            converter = Converters.Delimiter.class,
+            description = "Field delimiter for --field and --weight-field: ' ' or space splits on runs of blanks "
+                    + "like awk; single-space, tab (\\t), comma, semicolon, pipe or any one ASCII character split "
+                    + "on each one like cut (default: tab).")
+    Splitter delimiter;
+
+    @Option(names = "--weight-field", paramLabel = "N",
+            description = "Add the number in field N (1-based) of each line instead of 1: bytes, latency, a "
+                    + "count. A non-negative integer; lines where it is missing or malformed are skipped and "
+                    + "counted (--stats). Needs --field.")
+    Integer weightField;
+
+    @Option(names = "--every", paramLabel = "DURATION", converter = Converters.Period.class,
+            description = "Print the top-k so far every DURATION while reading (500ms, 1s, 2m): redrawn on a "
+                    + "terminal, appended blocks headed by a timestamp line otherwise.")
+    Duration every;
+
+    @Option(names = {"-f", "--follow"},
+            description = "Read the one FILE like tail -F: to its end, then what is appended, across rotation "
+                    + "(rename and create, or copytruncate), until interrupted (Ctrl-C prints the result).")
+    boolean follow;
 
     @Option(names = "--salt", paramLabel = "MODE", defaultValue = "shared", converter = Converters.Salt.class,
             completionCandidates = Converters.SaltModes.class,
@@ -79,8 +99,10 @@ final class TopCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}). Falls back to default without libnuma or with one node.")
     io.hotkeeper.engine.placement.Placement numa;
 
-    @Option(names = "--seed", paramLabel = "N", description = "Fixed hash seed, for reproducible runs (default: random).")
-    Long seed;
+    @Option(names = "--seed", paramLabel = "N",
+            description = "Hash seed; the same seed, input and --threads 1 give the same output (default: a fixed "
+                    + "seed). Another seed changes which keys collide.")
+    long seed = DEFAULT_SEED;
 
     @Option(names = "--max-key-bytes", paramLabel = "N",
             description = "Longest key stored whole, 1..4096; longer keys are counted in full but reported "
@@ -98,17 +120,23 @@ final class TopCommand implements Callable<Integer> {
 
     @Option(names = "--format", paramLabel = "FORMAT",
             description = "table, tsv or json (default: ${DEFAULT-VALUE}).")
-    Format format = Format.table;
+    Report.Format format = Report.Format.table;
 
     @Option(names = "--stats", description = "Print one JSON object of run statistics to stderr.")
     boolean stats;
 
-    private final Supplier<InputStream> stdin;
-    private final boolean terminal;
+    @Option(names = "--verbose", description = "Say on stderr when each input starts being read, and let the "
+            + "engine's diagnostics (NUMA fallback) through.")
+    boolean verbose;
 
-    TopCommand(Supplier<InputStream> stdin, boolean terminal) {
+    private final Supplier<InputStream> stdin;
+    private final Terminals terminals;
+    private final Interrupts interrupts;
+
+    TopCommand(Supplier<InputStream> stdin, Terminals terminals, Interrupts interrupts) {
         this.stdin = stdin;
-        this.terminal = terminal;
+        this.terminals = terminals;
+        this.interrupts = interrupts;
     }
 
     @Override
@@ -116,55 +144,94 @@ final class TopCommand implements Callable<Integer> {
         check(k >= 1 && k <= 100_000, "--k", k, "must be in 1..100000");
         check(threads >= 1 && threads <= 1024, "--threads", threads, "must be in 1..1024");
         check(field == null || field >= 1, "--field", field, "must be >= 1");
+        check(weightField == null || weightField >= 1, "--weight-field", weightField, "must be >= 1");
+        check(weightField == null || field != null, "--weight-field", weightField,
+                "needs --field (the key's field)");
         check(maxLineBytes >= 1 && maxLineBytes <= (1L << 30), "--max-line-bytes", maxLineBytes,
                 "must be in 1..1GiB");
-        check(memory >= 4096 && memory <= (64L << 20), "--memory", Converters.Size.format(memory),
-                "must be 4KiB..64MiB");
-        Hotkeeper.Builder builder = Hotkeeper.builder().saltMode(salt).placement(numa);
-        configure("--memory", memory, () -> builder.memoryBytes(memory));
+        check(memory >= (16L << 10) && memory <= (4L << 30), "--memory", Converters.Size.format(memory),
+                "must be 16KiB..4GiB");
+        if (follow && (files.size() != 1 || files.getFirst().equals("-"))) {
+            throw new ParameterException(spec.commandLine(), "--follow needs exactly one FILE (standard input is "
+                    + "followed without it)");
+        }
+        Diagnostics.engineLogging(verbose);
+        Hotkeeper.Builder builder = Hotkeeper.builder().saltMode(salt).placement(numa).seed(seed);
+        configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
         configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
-        if (seed != null) {
-            builder.seed(seed);
-        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (Ingest ingest = Ingest.open(files, stdin); Hotkeeper hk = build(builder)) {
+        try (Ingest ingest = Ingest.open(files, stdin, follow); Hotkeeper hk = build(builder)) {
+            if (verbose) {
+                ingest.onInput(name -> {
+                    err.println("hotkeeper: reading " + name);
+                    err.flush();
+                });
+            }
             int fieldNumber = field == null ? 0 : field;
+            int weightNumber = weightField == null ? 0 : weightField;
             long maxKey = hk.info().maxKeyBytes();
             Progress progress = new Progress(err, ingest.mappedBytes(),
-                    terminal && ingest.mappedBytes() > PROGRESS_THRESHOLD);
+                    terminals.stderr() && every == null && ingest.mappedBytes() > PROGRESS_THRESHOLD);
+            Printer printer = new Printer(out, err, new Report(format), hk, k, every != null, terminals.stdout());
+            Periodic periodic = every == null ? null : new Periodic(every, printer::periodic);
+            interrupts.onSignal(printer::interrupted);
             long start = System.nanoTime();
             progress.start();
+            if (periodic != null) {
+                periodic.start();
+            }
             Tally tally;
             try {
-                tally = ingest.run(hk, threads, () -> new LineScanner(hk, fieldNumber, delimiter, maxLineBytes, maxKey),
+                tally = ingest.run(hk, threads,
+                        () -> new LineScanner(hk, fieldNumber, delimiter, weightNumber, maxLineBytes, maxKey),
                         progress);
             } finally {
                 progress.finish();
+                if (periodic != null) {
+                    periodic.stop();
+                }
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            List<HeavyHitter> top = new ArrayList<>(hk.topK(k));
-            top.sort((a, b) -> a.estimate() != b.estimate() ? Long.compare(b.estimate(), a.estimate())
-                    : Arrays.compareUnsigned(a.key(), b.key()));
-            write(out, top);
-            out.flush();
+            if (!interrupts.finishing()) {
+                while (true) {
+                    LockSupport.park(); // a signal's handler writes the partial result and exits the JVM
+                }
+            }
+            int reported = printer.whole();
+            if (tally.keys == 0 && (tally.missingField + tally.badWeights > 0 || field != null && tally.empty > 0)) {
+                // --field or --weight-field matched no line: say so rather than print an empty result silently.
+                err.println("hotkeeper: every line was skipped (" + skipReasons(tally) + "; check --field"
+                        + (weightField != null ? ", --weight-field" : "") + " and --delimiter)");
+            }
             if (stats) {
-                ObjectNode stats = stats(hk.info(), tally, seconds, ingest, top.size());
+                ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);
                 var table = hk.placement().region("table");
                 ObjectNode placement = stats.putObject("placement");
                 placement.put("requested", table.requested().toString());
                 placement.put("effective", table.effective().toString());
                 placement.put("nodes", table.nodes().toString());
                 placement.put("note", table.note());
-                err.println(Json.MAPPER.writeValueAsString(stats));
-                err.flush();
+                err.println(Report.JSON.writeValueAsString(stats));
             }
+            err.flush();
         }
-        return 0;
+        return interrupts.exitCode(0);
     }
 
+    private static String skipReasons(Tally t) {
+        List<String> parts = new ArrayList<>();
+        String[] names = {"empty", "missing field", "too long", "bad weight", "zero weight"};
+        long[] counts = {t.empty, t.missingField, t.tooLong, t.badWeights, t.zeroWeights};
+        for (int i = 0; i < names.length; i++) {
+            if (counts[i] > 0) {
+                parts.add(String.format(Locale.ROOT, "%,d %s", counts[i], names[i]));
+            }
+        }
+        return String.join(", ", parts);
+    }
     private void check(boolean ok, String option, Object value, String why) {
         if (!ok) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': "
@@ -181,62 +248,20 @@ final class TopCommand implements Callable<Integer> {
         }
     }
 
-    /** One reported row, as written by --format json. */
-    record Row(int rank, String key, long estimate, boolean truncated) {
-    }
-
-    private void write(PrintWriter out, List<HeavyHitter> top) throws Exception {
-        switch (format) {
-            case tsv -> {
-                for (int i = 0; i < top.size(); i++) {
-                    HeavyHitter h = top.get(i);
-                    out.print(i + 1);
-                    out.print('\t');
-                    out.print(KeyEscaper.escape(h.key()));
-                    out.print('\t');
-                    out.print(h.estimate());
-                    out.print('\n');
-                }
-            }
-            case json -> {
-                List<Row> rows = new ArrayList<>(top.size());
-                for (int i = 0; i < top.size(); i++) {
-                    HeavyHitter h = top.get(i);
-                    rows.add(new Row(i + 1, KeyEscaper.escape(h.key()), h.estimate(), h.truncated()));
-                }
-                out.print(Json.MAPPER.writer(Json.PRETTY).writeValueAsString(rows));
-                out.print('\n');
-            }
-            case table -> {
-                long widest = top.isEmpty() ? 0 : top.getFirst().estimate();
-                int estWidth = Math.max("estimate".length(), String.format(Locale.ROOT, "%,d", widest).length());
-                int rankWidth = Math.max("rank".length(), Integer.toString(top.size()).length());
-                String header = String.format(Locale.ROOT, "%" + rankWidth + "s  %" + estWidth + "s  %s%n",
-                        "rank", "estimate", "key");
-                out.print(header);
-                for (int i = 0; i < top.size(); i++) {
-                    HeavyHitter h = top.get(i);
-                    out.printf(Locale.ROOT, "%" + rankWidth + "d  %," + estWidth + "d  %s%s%n", i + 1, h.estimate(),
-                            KeyEscaper.escape(h.key()), h.truncated() ? "  (truncated)" : "");
-                }
-                if (top.isEmpty()) {
-                    out.println("(no heavy hitters)");
-                }
-            }
-        }
-    }
-
     /** Builds the sketch; the only argument checked this late is a NUMA node that does not exist. */
     private Hotkeeper build(Hotkeeper.Builder builder) {
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "Invalid value for option '--numa': " + e.getMessage());
+            // The builder's checks that span options: the budget against -k and --max-key-bytes, and NUMA nodes.
+            String option = e.getMessage().startsWith("memory=") ? "--memory" : "--numa";
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': "
+                    + e.getMessage());
         }
     }
 
     private ObjectNode stats(HotkeeperInfo info, Tally t, double seconds, Ingest ingest, int reported) {
-        ObjectNode s = Json.MAPPER.createObjectNode();
+        ObjectNode s = Report.JSON.createObjectNode();
         s.put("inputs", ingest.sourceCount());
         s.put("bytes", t.bytes);
         s.put("lines", t.keys + t.skipped());
@@ -246,29 +271,30 @@ final class TopCommand implements Callable<Integer> {
         skipped.put("empty", t.empty);
         skipped.put("missingField", t.missingField);
         skipped.put("tooLong", t.tooLong);
+        skipped.put("badWeight", t.badWeights);
+        skipped.put("zeroWeight", t.zeroWeights);
         s.put("truncatedKeys", t.truncatedKeys);
+        if (t.firstBadWeight != null) {
+            s.putObject("firstBadWeight").put("input", ingest.sourceName(t.firstBadWeight.source()))
+                    .put("line", t.firstBadWeight.line());
+        }
         s.put("reported", reported);
         s.put("elapsedSeconds", seconds);
         s.put("keysPerSecond", seconds > 0 ? t.keys / seconds : 0);
         s.put("mebibytesPerSecond", seconds > 0 ? t.bytes / seconds / (1 << 20) : 0);
         s.put("threads", threads);
         s.put("k", info.k());
+        s.put("memoryBudget", info.memoryBudget());
+        s.put("nativeBytes", info.nativeBytes());
         s.put("tableBytes", info.tableBytes());
+        s.put("buckets", info.buckets());
         s.put("shardBytes", info.shardBytes());
+        s.put("shards", info.shards());
+        s.put("shardCapacity", info.shardCapacity());
         s.put("maxKeyBytes", info.maxKeyBytes());
         s.put("minCount", info.promotionFloor());
         s.put("saltMode", info.saltMode().name().toLowerCase(Locale.ROOT));
         s.put("saltShards", info.saltShards());
         return s;
-    }
-
-    /** The one Jackson mapper of the tool. */
-    static final class Json {
-        static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
-        static final com.fasterxml.jackson.core.util.DefaultPrettyPrinter PRETTY =
-                new com.fasterxml.jackson.core.util.DefaultPrettyPrinter();
-
-        private Json() {
-        }
     }
 }

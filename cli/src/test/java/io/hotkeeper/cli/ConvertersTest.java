@@ -4,6 +4,8 @@ import io.hotkeeper.engine.salt.SaltMode;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.TypeConversionException;
 
+import java.time.Duration;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -27,17 +29,31 @@ class ConvertersTest {
 
     @Test
     void delimiters() {
-        assertEquals('\t', Converters.Delimiter.parse("\\t"));
-        assertEquals('\t', Converters.Delimiter.parse("\t"));
-        assertEquals('\t', Converters.Delimiter.parse("TAB"));
-        assertEquals(' ', Converters.Delimiter.parse(" "));
-        assertEquals(' ', Converters.Delimiter.parse("space"));
-        assertEquals(',', Converters.Delimiter.parse(","));
-        assertEquals(',', Converters.Delimiter.parse("comma"));
-        assertEquals(';', Converters.Delimiter.parse(";"));
-        assertEquals('|', Converters.Delimiter.parse("pipe"));
+        assertEquals(Splitter.single((byte) '\t'), Converters.Delimiter.parse("\\t"));
+        assertEquals(Splitter.single((byte) '\t'), Converters.Delimiter.parse("\t"));
+        assertEquals(Splitter.single((byte) '\t'), Converters.Delimiter.parse("TAB"));
+        assertEquals(Splitter.BLANKS, Converters.Delimiter.parse(" "));
+        assertEquals(Splitter.BLANKS, Converters.Delimiter.parse("space"));
+        assertEquals(Splitter.BLANKS, Converters.Delimiter.parse("whitespace"));
+        assertEquals(Splitter.single((byte) ' '), Converters.Delimiter.parse("single-space"));
+        assertEquals(Splitter.single((byte) ','), Converters.Delimiter.parse(","));
+        assertEquals(Splitter.single((byte) ','), Converters.Delimiter.parse("comma"));
+        assertEquals(Splitter.single((byte) ';'), Converters.Delimiter.parse(";"));
+        assertEquals(Splitter.single((byte) '|'), Converters.Delimiter.parse("pipe"));
         for (String bad : new String[] {"", ",,", "\n", "\r", "é", "ab"}) {
             assertThrows(TypeConversionException.class, () -> Converters.Delimiter.parse(bad), bad);
+        }
+    }
+
+    @Test
+    void periods() {
+        assertEquals(Duration.ofMillis(500), Converters.Period.parse("500ms"));
+        assertEquals(Duration.ofSeconds(1), Converters.Period.parse("1s"));
+        assertEquals(Duration.ofMinutes(2), Converters.Period.parse("2m"));
+        assertEquals(Duration.ofHours(1), Converters.Period.parse("1H"));
+        assertEquals(Duration.ofSeconds(3), Converters.Period.parse("PT3S"));
+        for (String bad : new String[] {"", "1", "soon", "1.5s", "-1s", "0s", "5ms", "25h", "1 s", "PT-1S"}) {
+            assertThrows(TypeConversionException.class, () -> Converters.Period.parse(bad), bad);
         }
     }
 

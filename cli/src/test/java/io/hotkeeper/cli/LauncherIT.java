@@ -71,6 +71,100 @@ class LauncherIT {
         return run(new byte[0], args);
     }
 
+    /** Runs {@code launcher} (the launcher or a link to it) from {@code cwd} with {@code env} added. */
+    static Result runAs(Path launcher, Path cwd, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(launcher.toString());
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile());
+        pb.environment().putAll(env);
+        Path err = Files.createTempFile(dir, "err", ".txt");
+        pb.redirectError(err.toFile());
+        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out: " + command);
+        return new Result(p.exitValue(), out, Files.readString(err));
+    }
+
+    @Test
+    void worksThroughSymlinksAndHonoursJavaOpts() throws Exception {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path link = Files.createSymbolicLink(bin.resolve("hk"), LAUNCHER);
+        Path relative = Files.createSymbolicLink(bin.resolve("hk2"), Path.of("hk")); // a link to the link
+        try {
+            for (Path l : List.of(link, relative)) {
+                Result r = runAs(l, dir, Map.of(), "--version");
+                assertEquals(0, r.exit(), r.err());
+                assertEquals("hotkeeper " + Version.number() + "\n", r.text());
+            }
+            Result opts = runAs(link, dir, Map.of("JAVA_OPTS", "-Xmx64m -XX:+PrintCommandLineFlags"), "top",
+                    "--version");
+            assertEquals(0, opts.exit(), opts.err());
+            assertTrue(opts.text().contains("-XX:MaxHeapSize=67108864"), opts.text()); // the flags print on stdout
+            assertTrue(opts.text().endsWith("hotkeeper " + Version.number() + "\n"), opts.text());
+        } finally {
+            Files.delete(relative); // links out of the temporary directory: removed here, not by JUnit
+            Files.delete(link);
+        }
+    }
+
+    @Test
+    void theFirstRunSaysItBuildsAndNeedsThePackageRegistriesOnce() throws Exception {
+        // A copy of the launcher in a scratch tree whose mvnw stands in for Maven: it "builds" by copying the
+        // real jar, so the launcher's first-run path runs without a second real build.
+        Path tree = Files.createDirectories(dir.resolve("tree"));
+        for (String src : List.of("cli/src", "engine-ffm/src", "numa-bindings/src")) {
+            Files.createDirectories(tree.resolve(src));
+        }
+        Files.createDirectories(tree.resolve("bin"));
+        Files.copy(ROOT.resolve("bin/find-java"), tree.resolve("bin/find-java"));
+        Path launcher = Files.copy(LAUNCHER, tree.resolve("hotkeeper"));
+        Path mvnw = Files.writeString(tree.resolve("mvnw"), "#!/usr/bin/env bash\nmkdir -p cli/target && cp '"
+                + ROOT.resolve("cli/target/hotkeeper.jar") + "' cli/target/hotkeeper.jar\n");
+        Files.setPosixFilePermissions(mvnw, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Result first = runAs(launcher, dir, Map.of(), "--version");
+        assertEquals(0, first.exit(), first.err());
+        assertTrue(first.err().startsWith("hotkeeper: first run: building "), first.err());
+        assertTrue(first.err().contains("package registries"), first.err());
+        assertEquals("hotkeeper " + Version.number() + "\n", first.text());
+        Result second = runAs(launcher, dir, Map.of(), "--version");
+        assertEquals("", second.err()); // built: no message
+    }
+
+    @Test
+    void numaLocalOnAnyMachinePrintsNothingButTheResult() throws Exception {
+        // On a machine with one node (or no libnuma) the engine logs a fallback note: not on stderr by default.
+        Result r = run("a\nb\na\n".getBytes(StandardCharsets.UTF_8), "top", "--min-count", "1", "--format", "tsv",
+                "--numa", "local", "-");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(List.of("1\ta\t2\t0", "2\tb\t1\t0"), r.lines());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void procFilesReadLikeStdin() throws Exception {
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(cpuinfo), "no /proc");
+        Result file = run("top", "--format", "tsv", "--min-count", "1", "-d", ":", "--field", "1", "-k", "5",
+                cpuinfo.toString());
+        Result stdin = run(Files.readAllBytes(cpuinfo), "top", "--format", "tsv", "--min-count", "1", "-d", ":",
+                "--field", "1", "-k", "5", "-");
+        assertEquals(0, file.exit(), file.err());
+        assertFalse(file.lines().isEmpty());
+        assertEquals(stdin.lines(), file.lines());
+    }
+
+    @Test
+    void helpCommandAndVersion() throws Exception {
+        Result help = run("help");
+        assertEquals(0, help.exit(), help.err());
+        assertTrue(help.text().contains("top"), help.text());
+        Result version = run("top", "--version");
+        assertEquals("hotkeeper " + Version.number() + "\n", version.text());
+    }
+
     @Test
     void demoWithNoArguments() throws Exception {
         Result r = run(); // bounded by run()'s own time-out; no wall-clock assertion
@@ -83,6 +177,14 @@ class LauncherIT {
         long rows = out.lines().filter(l -> l.matches("\\s+\\d+\\s+-?\\d+\\s+[\\d,]+\\s+[\\d,]+\\s+-?\\d+\\.\\d\\d%"))
                 .count();
         assertEquals(20, rows, out);
+        // 1 thread and all threads, nothing in between; no raw stats dump; the last line is a command to try.
+        int processors = Runtime.getRuntime().availableProcessors();
+        List<String> threadRows = out.lines().filter(l -> l.matches("\\s+\\d+\\s+\\d+\\.\\d")).toList();
+        assertEquals(processors == 1 ? 1 : 2, threadRows.size(), out);
+        assertTrue(threadRows.getLast().strip().startsWith(processors + " "), out);
+        assertFalse(out.contains("HotkeeperStats"), out);
+        assertTrue(out.strip().lines().toList().getLast().strip().startsWith("./hotkeeper top "), out);
+        assertEquals("", r.err());
     }
 
     @Test
@@ -100,7 +202,7 @@ class LauncherIT {
         assertEquals(0, r.exit(), r.err());
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < counts.length; i++) {
-            expected.add((i + 1) + "\tkey-" + i + "\t" + counts[i]);
+            expected.add((i + 1) + "\tkey-" + i + "\t" + counts[i] + "\t0");
         }
         assertEquals(expected, r.lines());
         assertEquals("", r.err());
@@ -118,7 +220,8 @@ class LauncherIT {
         assertEquals(0, r.exit(), r.err());
         // The header's field is a key like any other: seen once, and listed, since every key is tracked from its
         // first observation.
-        assertEquals(List.of("1\t/key-0\t40", "2\t/key-1\t25", "3\t/key-2\t10", "4\tpath\t1"), r.lines());
+        assertEquals(List.of("1\t/key-0\t40\t0", "2\t/key-1\t25\t0", "3\t/key-2\t10\t0", "4\tpath\t1\t0"),
+                r.lines());
         assertTrue(r.err().contains("\"missingField\":1"), r.err());
         assertTrue(r.err().contains("\"keys\":76"), r.err());
     }
@@ -157,11 +260,11 @@ class LauncherIT {
         assertEquals(0, r.exit(), r.err());
         List<String> out = r.lines();
         assertEquals(255 + 1, out.size());
-        assertEquals("1\t日\\x00\\xFF\t9", out.getFirst());
+        assertEquals("1\t日\\x00\\xFF\t9\t0", out.getFirst());
         java.util.Set<String> keys = new java.util.HashSet<>();
         for (String line : out) {
             String[] f = line.split("\t", -1);
-            assertEquals(3, f.length, line);
+            assertEquals(4, f.length, line);
             assertTrue(f[1].chars().allMatch(c -> c >= 0x20 && c != 0x7F), line);
             keys.add(f[1]);
         }

@@ -13,6 +13,6 @@ class SmallInputTest {
     void threeLinesOnStdinGiveExactCountsWithTheDefaults() {
         Cli.Result r = Cli.run("a\nb\na\n".getBytes(StandardCharsets.UTF_8), "top", "--format", "tsv", "-");
         assertEquals(0, r.exit(), r.err());
-        assertEquals(List.of("1\ta\t2", "2\tb\t1"), r.lines());
+        assertEquals(List.of("1\ta\t2\t0", "2\tb\t1\t0"), r.lines());
     }
 }

@@ -29,7 +29,7 @@ class TopCommandTest {
     private static List<String> expectedTsv(long[] counts, int k) {
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < Math.min(k, counts.length); i++) {
-            lines.add((i + 1) + "\tkey-" + i + "\t" + counts[i]);
+            lines.add((i + 1) + "\tkey-" + i + "\t" + counts[i] + "\t0");
         }
         return lines;
     }
@@ -58,9 +58,10 @@ class TopCommandTest {
     @Test
     void minCountHidesLighterKeys() throws Exception {
         Path file = Inputs.write(dir, "light.txt", List.of("a", "b", "a", "c", "a", "b"));
-        assertEquals(List.of("1\ta\t3", "2\tb\t2", "3\tc\t1"),
+        assertEquals(List.of("1\ta\t3\t0", "2\tb\t2\t0", "3\tc\t1\t0"),
                 Cli.run("top", "--format", "tsv", file.toString()).lines());
-        assertEquals(List.of("1\ta\t3"), Cli.run("top", "--format", "tsv", "--min-count", "3", file.toString()).lines());
+        assertEquals(List.of("1\ta\t3\t0"),
+                Cli.run("top", "--format", "tsv", "--min-count", "3", file.toString()).lines());
     }
 
     @Test
@@ -152,7 +153,7 @@ class TopCommandTest {
     @Test
     void statsIsOneJsonObjectOnStderr() throws Exception {
         Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 6));
-        Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--salt", "sharded", "--memory", "64KiB",
+        Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--salt", "sharded", "--memory", "256KiB",
                 "--threads", "2", file.toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals(1, r.err().strip().lines().count());
@@ -162,7 +163,10 @@ class TopCommandTest {
         assertEquals(total, s.get("lines").asLong());
         assertEquals(Files.size(file), s.get("bytes").asLong());
         assertEquals(0, s.get("truncatedKeys").asLong());
+        // 256 KiB in all: a 64 KiB table, its links, one shard of 256-byte keys, two combiner blocks, the salt.
         assertEquals(65536, s.get("tableBytes").asLong());
+        assertEquals(262144, s.get("memoryBudget").asLong());
+        assertTrue(s.get("nativeBytes").asLong() <= 262144, r.err());
         assertTrue(s.get("shardBytes").asLong() > 0);
         assertEquals("sharded", s.get("saltMode").asText());
         assertEquals("default", s.get("placement").get("requested").asText());
@@ -218,7 +222,7 @@ class TopCommandTest {
 
         for (Cli.Result r : List.of(Cli.run(input, "top", "--format", "tsv", "--stats"),
                 Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", file.toString()))) {
-            assertEquals(List.of("1\tok\t19", "2\tshort-enough-line\t9"), r.lines());
+            assertEquals(List.of("1\tok\t19\t0", "2\tshort-enough-line\t9\t0"), r.lines());
             JsonNode s = JSON.readTree(r.err());
             assertEquals(2, s.get("skipped").get("tooLong").asLong(), r.err());
             assertEquals(28, s.get("keys").asLong());
@@ -232,7 +236,7 @@ class TopCommandTest {
         assertEquals(2, JSON.readTree(big.err()).get("truncatedKeys").asLong());
         // A small limit applies to ordinary lines too.
         Cli.Result small = Cli.run(input, "top", "--format", "tsv", "--stats", "--max-line-bytes", "5");
-        assertEquals(List.of("1\tok\t19"), small.lines());
+        assertEquals(List.of("1\tok\t19\t0"), small.lines());
     }
 
     @Test
@@ -254,7 +258,7 @@ class TopCommandTest {
                 case '\\' -> "\\\\";
                 default -> b >= 0x20 && b < 0x7F ? String.valueOf((char) b) : String.format("\\x%02X", b);
             };
-            expected.add(++rank + "\t" + e + "k\t" + (8 + b));
+            expected.add(++rank + "\t" + e + "k\t" + (8 + b) + "\t0");
         }
         java.util.Collections.shuffle(lines, new java.util.Random(9));
         Path file = Files.write(dir.resolve("binary.bin"), Inputs.bytes(lines.toArray(byte[][]::new)));
@@ -275,7 +279,7 @@ class TopCommandTest {
         });
         Path file = Inputs.write(dir, "utf8.txt", lines);
         Cli.Result r = Cli.run("top", "--format", "tsv", file.toString());
-        assertEquals(List.of("1\t日本語\t30", "2\théllo wörld\t20", "3\ta\\\\b\t10"), r.lines());
+        assertEquals(List.of("1\t日本語\t30\t0", "2\théllo wörld\t20\t0", "3\ta\\\\b\t10\t0"), r.lines());
         assertEquals("a\\b", new String(KeyEscaper.unescape(r.lines().get(2).split("\t")[1]), StandardCharsets.UTF_8));
     }
 
@@ -302,7 +306,7 @@ class TopCommandTest {
         Path a = Inputs.write(dir, "a.txt", Inputs.shuffled(new long[] {10, 20}, 1));
         Path b = Inputs.write(dir, "b.txt", Inputs.shuffled(new long[] {30, 5}, 2));
         byte[] stdin = "key-1\n".repeat(4).getBytes(StandardCharsets.US_ASCII);
-        assertEquals(List.of("1\tkey-0\t40", "2\tkey-1\t29"),
+        assertEquals(List.of("1\tkey-0\t40\t0", "2\tkey-1\t29\t0"),
                 Cli.run(stdin, "top", "--format", "tsv", a.toString(), "-", b.toString()).lines());
     }
 
@@ -350,7 +354,9 @@ class TopCommandTest {
                 {"Invalid value for option '--k': 'many'", "top", "--k", "many"},
                 {"Invalid value for option '--threads': 0", "top", "--threads", "0"},
                 {"Invalid value for option '--memory': '12parsecs' is not a size", "top", "--memory", "12parsecs"},
-                {"Invalid value for option '--memory': 1GiB: must be 4KiB..64MiB", "top", "--memory", "1GiB"},
+                {"Invalid value for option '--memory': 5GiB: must be 16KiB..4GiB", "top", "--memory", "5GiB"},
+                {"Invalid value for option '--memory': memory=65536: too small for k=100 keys of up to 256 bytes; "
+                        + "the minimum is 69632 bytes", "top", "--memory", "64KiB"},
                 {"Invalid value for option '--max-key-bytes': 0", "top", "--max-key-bytes", "0"},
                 {"Invalid value for option '--min-count': 0", "top", "--min-count", "0"},
                 {"Invalid value for option '--field': 0: must be >= 1", "top", "--field", "0"},

@@ -975,6 +975,10 @@ public final class Hotkeeper implements AutoCloseable {
         /** The total budget (memory), or 0: the table size is given (memoryBytes, or the default). */
         private long totalMemory;
         private boolean tableSizeGiven;
+        // Options given explicitly, for checkOptions: an option that would have no effect is an error.
+        private boolean maxKeyBytesGiven;
+        private boolean promotionFloorGiven;
+        private boolean combinerGiven;
         /** Threads the budget is split for; 0: the available processors. */
         private int expectedThreads;
         private long promotionFloor = DEFAULT_PROMOTION_FLOOR;
@@ -1108,6 +1112,7 @@ public final class Hotkeeper implements AutoCloseable {
          */
         public Builder combiner(int entries, int flushThreshold) {
             HotKeyCombiners.checkSize(entries, flushThreshold);
+            this.combinerGiven = true;
             this.combinerEntries = entries;
             this.flushThreshold = flushThreshold;
             return this;
@@ -1175,6 +1180,7 @@ public final class Hotkeeper implements AutoCloseable {
                 throw new IllegalArgumentException("maxKeyBytes=" + maxKeyBytes + ": must be >= 1 and <= 4096");
             }
             this.maxKeyBytes = maxKeyBytes;
+            this.maxKeyBytesGiven = true;
             return this;
         }
 
@@ -1204,6 +1210,7 @@ public final class Hotkeeper implements AutoCloseable {
                         + TableLayout.MAX_COUNT);
             }
             this.promotionFloor = promotionFloor;
+            this.promotionFloorGiven = true;
             return this;
         }
 
@@ -1279,7 +1286,8 @@ public final class Hotkeeper implements AutoCloseable {
 
         /**
          * Overrides the sharded salt's shard count (a power of two in 1..32); by default it is the number of
-         * available processors rounded up to a power of two, capped at 32. Ignored in shared mode.
+         * available processors rounded up to a power of two, capped at 32. Only with {@link SaltMode#SHARDED}
+         * ({@code build()} refuses it in the other modes).
          */
         public Builder saltShards(int saltShards) {
             if (saltShards < 1 || saltShards > SaltLayout.MAX_SHARDS || Integer.bitCount(saltShards) != 1) {
@@ -1306,9 +1314,41 @@ public final class Hotkeeper implements AutoCloseable {
 
         /** Allocates the sketch. Threads: one. Progress: blocking. */
         public Hotkeeper build() {
+            checkOptions();
+            return new Hotkeeper(this);
+        }
+
+        /**
+         * Every check that spans options, in one place: options that exclude each other, and options that would
+         * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
+         */
+        private void checkOptions() {
             if (totalMemory > 0 && tableSizeGiven) {
                 throw new IllegalArgumentException("memory=" + totalMemory + " and memoryBytes=" + memoryBytes
-                        + ": choose one (memory is the total budget, memoryBytes the table alone)");
+                        + " (or sizedFor): choose one (memory is the total budget, memoryBytes the table alone)");
+            }
+            if (expectedThreads > 0 && totalMemory == 0) {
+                throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
+                        + "it only sizes the split of a total budget");
+            }
+            if (!keyShards && (shardCapacity > 0 || maxKeyBytesGiven || promotionFloorGiven || listener != null)) {
+                throw new IllegalArgumentException("keyShards(false) with " + (shardCapacity > 0 ? "shardCapacity"
+                        : maxKeyBytesGiven ? "maxKeyBytes" : promotionFloorGiven ? "promotionFloor"
+                        : "expelledKeyListener") + ": that option needs key shards");
+            }
+            SaltMode effectiveSalt = saltMode != null ? saltMode
+                    : workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
+            if (saltShards > 0 && effectiveSalt != SaltMode.SHARDED) {
+                throw new IllegalArgumentException("saltShards=" + saltShards + " with saltMode " + effectiveSalt
+                        + ": shard counts apply to SaltMode.SHARDED only");
+            }
+            boolean combines = combining == CombiningMode.ON
+                    || combining == CombiningMode.AUTO && workerTables <= 1;
+            if (combinerGiven && !combines) {
+                throw new IllegalArgumentException("combiner(...) with combining " + combining
+                        + (combining == CombiningMode.AUTO ? " and workerTables=" + workerTables
+                        + " (AUTO stays off with worker tables; choose CombiningMode.ON)" : "")
+                        + ": the combiners would never be used");
             }
             if (totalMemory > 0 && shardCapacity > 0) {
                 throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
@@ -1318,7 +1358,6 @@ public final class Hotkeeper implements AutoCloseable {
                 throw new IllegalArgumentException("workerTables=" + workerTables
                         + ": must be 1 with perNodeTables (choose one way to split the table)");
             }
-            return new Hotkeeper(this);
         }
     }
 }

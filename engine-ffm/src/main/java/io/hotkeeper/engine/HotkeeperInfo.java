@@ -9,15 +9,16 @@ import io.hotkeeper.engine.salt.SaltMode;
  * @param tableBytes     bytes of the bucket table
  * @param buckets        buckets (8 slots each)
  * @param decayBase      lottery base b (an occupant with count c loses a draw with probability b^-c)
- * @param saltMode       shared or sharded eviction salt
- * @param saltShards     salt counters
+ * @param saltMode       eviction salt: shared, sharded or per-worker
+ * @param saltShards     salt counters (sharded mode; 1 otherwise)
  * @param keyShards      whether real keys are tracked
- * @param shards         key shards created so far (one per worker that promoted a key)
+ * @param shards         key shards created so far (one per worker that promoted a key; under a memory budget at
+ *                       most {@code shardLimit} per table, shared by the workers in turn)
  * @param shardCapacity  entries per key shard
  * @param maxKeyBytes    longest key stored whole
  * @param promotionFloor count at which a key is recorded in its observer's shard
- * @param shardBytes     bytes of the link segments and all key shards
- * @param tables         bucket tables: 1, or one per NUMA node with per-node tables
+ * @param shardBytes     bytes of the link segments and all key shards created so far
+ * @param tables         bucket tables: 1, one per NUMA node with per-node tables, or one per worker table
  * @param combining      when hot keys are combined per worker (OFF, AUTO, ON)
  * @param combiningEngaged whether observations are being combined now (AUTO: once a second worker saw a hot key)
  * @param combinerEntries entries of each worker's hot-key combiner (0: combining off)

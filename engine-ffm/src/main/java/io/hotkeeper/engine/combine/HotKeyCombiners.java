@@ -15,7 +15,7 @@ import java.util.function.LongFunction;
 
 /**
  * Per-worker combining of hot keys: each worker absorbs the repeat observations of its hottest keys in a small
- * direct-mapped block of native memory that only it writes, and adds them to the shared table in batches of
+ * two-way set-associative block of native memory that only it writes, and adds them to the shared table in batches of
  * {@code flushThreshold}. A hot key then costs its observer an owner-local increment instead of a CAS on a table
  * line that every other core also writes.
  *

@@ -20,8 +20,9 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
  * off-heap segment.
  *
  * <p>Happens-before: a slot word written by a successful CAS (release) is seen whole by any later load of that
- * slot; loads on the update path are opaque (atomic, never hoisted or fused), and no other data is published
- * through a slot word yet, so nothing stronger is needed there. {@link #readSlotAcquire} pairs with the release
+ * slot. Loads on the update path are plain: every write there is a CAS whose expected value is the word loaded,
+ * so a stale load can only fail the CAS (a retry re-reads after an acquire fence), never store a wrong word;
+ * {@link #estimate} reads plain loads between two acquire fences. {@link #readSlotAcquire} pairs with the release
  * CAS for readers that must also see what the writer did before it.
  *
  * <p>Threads: any number, concurrently. Progress: {@link #observe} is lock-free (a failed CAS means another
