@@ -43,16 +43,20 @@ final class ExactCounts {
     }
 
     /** Accuracy of {@code reported} (highest first) at {@code k}. */
-    Accuracy accuracy(List<TopKPeer.Hit> reported, int k, int orderDepth) {
+    Accuracy accuracy(List<Contender.Hit> reported, int k, int orderDepth) {
         long threshold = countAtRank(k);
         int hits = 0;
         double relErr = 0;
-        for (int i = 0; i < Math.min(k, reported.size()); i++) {
-            TopKPeer.Hit h = reported.get(i);
+        double relErrReported = 0;
+        int n = Math.min(k, reported.size());
+        for (int i = 0; i < n; i++) {
+            Contender.Hit h = reported.get(i);
             long truth = count(h.key());
+            double err = Math.abs(h.estimate() - truth) / (double) Math.max(1, truth);
+            relErrReported += err;
             if (truth > 0 && truth >= threshold) {
                 hits++;
-                relErr += Math.abs(h.estimate() - truth) / (double) truth;
+                relErr += err;
             }
         }
         int orderMatches = 0;
@@ -61,15 +65,16 @@ final class ExactCounts {
                 orderMatches++;
             }
         }
-        return new Accuracy(hits / (double) k, hits == 0 ? Double.NaN : relErr / hits, orderMatches, orderDepth,
-                reported.size());
+        return new Accuracy(hits / (double) k, n == 0 ? Double.NaN : relErrReported / n,
+                hits == 0 ? Double.NaN : relErr / hits, orderMatches, orderDepth, reported.size());
     }
 
     /**
      * precision@k (tie-aware: a reported key counts if its true count >= the true count at rank k; reporting
-     * fewer than k keys counts the missing ones as misses), ARE over those hits, and how many of the first
+     * fewer than k keys counts the missing ones as misses); ARE, the mean of |estimate - true| / true over the
+     * reported top k (all of them, hits or not); the same over the hits only; and how many of the first
      * {@code orderDepth} positions hold a key with the true count of that rank (tie-aware order).
      */
-    record Accuracy(double precision, double are, int orderMatches, int orderDepth, int reported) {
+    record Accuracy(double precision, double are, double areHits, int orderMatches, int orderDepth, int reported) {
     }
 }

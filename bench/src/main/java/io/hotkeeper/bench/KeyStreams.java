@@ -56,6 +56,29 @@ final class KeyStreams {
     }
 
     /**
+     * {@code count} draws over the lines of {@code wordList} (one word per line, as {@link #lines} reads them,
+     * duplicates kept as they are): the lines are shuffled with {@code seed} (so that rank does not follow the
+     * file's order, e.g. alphabetical), then the word at Zipf rank r (exponent {@code s}, as {@link ZipfKeys} draws
+     * ranks) is drawn, and its key is the line's hash.
+     */
+    static long[] zipfOverLines(Path wordList, double s, int count, long seed) throws IOException {
+        long[] words = lines(wordList);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        for (int i = words.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long w = words[i];
+            words[i] = words[j];
+            words[j] = w;
+        }
+        ZipfKeys zipf = new ZipfKeys(words.length, s);
+        long[] keys = new long[count];
+        for (int i = 0; i < count; i++) {
+            keys[i] = words[zipf.rankOf(random.nextDouble()) - 1];
+        }
+        return keys;
+    }
+
+    /**
      * The fixed line hash: 64-bit FNV-1a over the bytes, then Murmur3's 64-bit finalizer (so that every bit of the
      * key depends on every byte). Collisions among a few million distinct lines are negligible (~n^2 / 2^65).
      */

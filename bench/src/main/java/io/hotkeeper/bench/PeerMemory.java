@@ -1,7 +1,6 @@
 package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.Hotkeeper;
-import io.hotkeeper.engine.placement.RegionPlacement;
 
 import com.clearspring.analytics.stream.StreamSummary;
 import org.apache.datasketches.common.ArrayOfStringsSerDe;
@@ -12,16 +11,17 @@ import org.apache.datasketches.frequencies.FrequentLongsSketch;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * What each peer of {@link PeerBenchmark} holds at the end of a trial, in bytes, stated the same way for all of
- * them: one line, total first, then the parts. Read from the peers' own state after the run (region sizes,
- * current map lengths, entry counts), never from the sizing rule alone. Where the peer is on the heap the bytes
- * of an object are its layout with compressed oops and class pointers (12-byte header, 4-byte references, 8-byte
- * alignment, array header 16 bytes); the {@code ~} marks an estimate that leaves out small parts (named).
+ * them: one line, total first, then the parts. Read from the peers' own state after the run (native bytes by
+ * part, the object graph, current map lengths, entry counts), never from the sizing rule alone. On-heap peers
+ * are measured with JOL ({@link Contender#heapBytes}: every reachable object, headers, boxed keys and padding,
+ * with this JVM's layout); the parts after it are layout arithmetic (12-byte header, 4-byte references, 8-byte
+ * alignment, array header 16 bytes), {@code ~} where small parts are left out. The exact map is estimated only
+ * (walking a million entries would take longer than the trial's teardown should).
  *
- * <p>Threads: call after the writers stopped. Progress: blocking ({@link Hotkeeper#placement()} asks the kernel).
+ * <p>Threads: call after the writers stopped. Progress: blocking (the heap walks).
  */
 final class PeerMemory {
     /** DataSketches' reverse-purge maps fill to 3/4 of their length. */
@@ -30,22 +30,14 @@ final class PeerMemory {
     private PeerMemory() {
     }
 
-    /** Hotkeeper: every native region of the sketch ({@code placement()}), summed by kind (table, links, ...). */
+    /**
+     * Hotkeeper: every native byte of the sketch, by part ({@code info().nativeBytesByPart()}: table, links,
+     * control, key shards of all workers, combiner blocks, salt, stats).
+     */
     static String hotkeeper(Hotkeeper hk) {
-        Map<String, long[]> byKind = new TreeMap<>();
-        long total = 0;
-        for (RegionPlacement r : hk.placement().regions()) {
-            String kind = r.name().replaceAll("[^A-Za-z].*$", "");
-            long[] sum = byKind.computeIfAbsent(kind, x -> new long[2]);
-            sum[0] += r.bytes();
-            sum[1]++;
-            total += r.bytes();
-        }
-        StringBuilder parts = new StringBuilder();
-        byKind.forEach((kind, sum) -> parts.append(String.format(Locale.ROOT, "%s%s %,d%s",
-                parts.isEmpty() ? "" : ", ", kind, sum[0], sum[1] > 1 ? " (" + sum[1] + " regions)" : "")));
+        var info = hk.info();
         return String.format(Locale.ROOT, "Hotkeeper: %,d native bytes = %s; nothing on the heap per key",
-                total, parts);
+                info.nativeBytes(), info.nativeBytesByPart());
     }
 
     /**
@@ -62,9 +54,10 @@ final class PeerMemory {
             serialized += s.getStorageBytes();
             active += s.getNumActiveItems();
         }
-        return String.format(Locale.ROOT, "%s: %,d heap bytes = %d sketch(es) x map arrays (18 B x map length + 3 array"
-                        + " headers); %,d counters live; getStorageBytes %,d", name, arrays, sketches.size(),
-                active, serialized);
+        return String.format(Locale.ROOT, "%s: %,d heap bytes measured (JOL, every object) = %d sketch(es) x map"
+                        + " arrays (18 B x map length + 3 array headers: %,d) + sketch and map objects; %,d counters"
+                        + " live; getStorageBytes %,d", name, Contender.heapBytes(sketches.toArray()), sketches.size(),
+                arrays, active, serialized);
     }
 
     /**
@@ -87,9 +80,10 @@ final class PeerMemory {
             serialized += s.toByteArray(serDe).length;
             active += s.getNumActiveItems();
         }
-        return String.format(Locale.ROOT, "%s: %,d heap bytes = %d sketch(es) x (map arrays: 14 B x map length + 3"
-                        + " array headers) %,d + the live keys' Strings %,d; %,d counters live; toByteArray %,d",
-                name, arrays + keys, sketches.size(), arrays, keys, active, serialized);
+        return String.format(Locale.ROOT, "%s: %,d heap bytes measured (JOL, every object) ~ %d sketch(es) x (map"
+                        + " arrays: 14 B x map length + 3 array headers) %,d + the live keys' Strings %,d; %,d counters"
+                        + " live; toByteArray %,d", name, Contender.heapBytes(sketches.toArray()), sketches.size(),
+                arrays, keys, active, serialized);
     }
 
     /** The paper's HeavyKeeper (one per thread): {@link ReferenceHeavyKeeper#heldBytes()}. */
@@ -98,21 +92,23 @@ final class PeerMemory {
         for (ReferenceHeavyKeeper s : sketches) {
             total += s.heldBytes();
         }
-        return String.format(Locale.ROOT, "ReferenceHeavyKeeper: %,d heap bytes = %d x (buckets + heap of k + its"
-                + " index + the decay table)", total, sketches.size());
+        return String.format(Locale.ROOT, "ReferenceHeavyKeeper: %,d heap bytes measured (JOL, every object); arrays"
+                + " %,d = %d x (buckets + heap of k + its index + the decay table)",
+                Contender.heapBytes(sketches.toArray()), total, sketches.size());
     }
 
     /**
-     * stream-lib {@code StreamSummary}, per counter: {@code Counter} (40), its list node (24), the
-     * {@code HashMap.Node} (32), the boxed key (16), and 4 bytes per slot of the map's table; not counted: the
-     * buckets (one per distinct count: a {@code Bucket}, its list and a node).
+     * stream-lib {@code StreamSummary}, measured with JOL (every object); per counter: {@code Counter} (40), its
+     * list node (24), the {@code HashMap.Node} (32), the boxed key (16), and 4 bytes per slot of the map's table;
+     * plus one bucket per distinct count (a {@code Bucket}, its list and a node).
      */
     static String streamSummary(StreamSummary<Long> summary) {
         long counters = summary.size();
         long table = tableLength(counters);
         long bytes = counters * (40 + 24 + 32 + 16) + 16 + 4 * table;
-        return String.format(Locale.ROOT, "StreamSummary: ~%,d heap bytes = %,d counters x 112 + map table %,d slots x 4"
-                + " (buckets not counted)", bytes, counters, table);
+        return String.format(Locale.ROOT, "StreamSummary: %,d heap bytes measured (JOL, every object, buckets"
+                + " included); counters alone ~%,d = %,d counters x 112 + map table %,d slots x 4",
+                Contender.heapBytes(summary), bytes, counters, table);
     }
 
     /**

@@ -28,37 +28,53 @@ final class ReferenceHeavyKeeper {
     static final int BYTES_PER_BUCKET = 8;
     /** Bytes charged per heap entry: key (8) + count (8). */
     static final int BYTES_PER_HEAP_ENTRY = 16;
-    /** Counters above this never decay (b^-C underflows far below any random draw). */
-    private static final int DECAY_TABLE = 1 << 12;
 
     private final int depth;
     private final int width;
     private final long[][] buckets;
     private final long[] seeds;
+    /** {@code b^-C} for every C that can still decay; counters at or above its length never do. */
     private final double[] decay;
     private final SplittableRandom random;
     private final TopKHeap heap;
 
     /** A sketch within {@code memoryBytes} (buckets plus heap), {@code depth} arrays, decay base {@code base}. */
     ReferenceHeavyKeeper(long memoryBytes, int depth, double base, int k, long seed) {
-        long bucketBytes = memoryBytes - (long) BYTES_PER_HEAP_ENTRY * k;
-        if (bucketBytes < (long) BYTES_PER_BUCKET * depth) {
-            throw new IllegalArgumentException("memoryBytes=" + memoryBytes + " too small for k=" + k);
+        this(depth, widthFor(memoryBytes, depth, k), base, k, seed);
+    }
+
+    /** A sketch of {@code depth} arrays of {@code width} buckets, decay base {@code base}, a heap of {@code k}. */
+    ReferenceHeavyKeeper(int depth, int width, double base, int k, long seed) {
+        if (depth < 1 || width < 1 || k < 1 || !(base > 1)) {
+            throw new IllegalArgumentException("depth=" + depth + ", width=" + width + ", base=" + base + ", k=" + k);
         }
         this.depth = depth;
-        this.width = (int) (bucketBytes / ((long) BYTES_PER_BUCKET * depth));
+        this.width = width;
         this.buckets = new long[depth][width];
         this.seeds = new long[depth + 1];
         SplittableRandom seeder = new SplittableRandom(seed);
         for (int i = 0; i <= depth; i++) {
             seeds[i] = seeder.nextLong();
         }
-        this.decay = new double[DECAY_TABLE];
-        for (int c = 0; c < DECAY_TABLE; c++) {
+        // b^-C below 2^-53 is below the resolution of nextDouble() (a multiple of 2^-53): such a counter decays
+        // only when the draw is exactly 0, once in 2^53 draws, so it is treated as never decaying. b = 1.08: 478
+        // entries (3.7 KiB).
+        int limit = (int) Math.ceil(53 * Math.log(2) / Math.log(base));
+        this.decay = new double[limit];
+        for (int c = 0; c < limit; c++) {
             decay[c] = Math.pow(base, -c);
         }
         this.random = seeder.split();
         this.heap = new TopKHeap(k);
+    }
+
+    /** Buckets per array for {@code memoryBytes} by {@link PeerSizing}'s rule: (memory - 16 k) / (8 d). */
+    static int widthFor(long memoryBytes, int depth, int k) {
+        long bucketBytes = memoryBytes - (long) BYTES_PER_HEAP_ENTRY * k;
+        if (bucketBytes < (long) BYTES_PER_BUCKET * depth) {
+            throw new IllegalArgumentException("memoryBytes=" + memoryBytes + " too small for k=" + k);
+        }
+        return (int) (bucketBytes / ((long) BYTES_PER_BUCKET * depth));
     }
 
     /** Buckets per array. */
@@ -69,7 +85,7 @@ final class ReferenceHeavyKeeper {
     /**
      * Heap bytes of the arrays this sketch holds (compressed oops: 16-byte array headers, 4-byte references):
      * the buckets ({@code d x w} longs), the heap of k (keys and counts), the heap's key index, the seeds and the
-     * table of decay probabilities ({@code b^-C} for C below 4,096: 32 KiB, the same for every budget).
+     * table of decay probabilities ({@code b^-C} while it is at least 2^-53: 478 doubles at b = 1.08).
      */
     long heldBytes() {
         long arrays = 16 + 4L * depth + depth * (16 + (long) BYTES_PER_BUCKET * width);
@@ -95,7 +111,7 @@ final class ReferenceHeavyKeeper {
                 }
                 row[i] = pack(fp, count);
                 estimate = Math.max(estimate, count);
-            } else if (count < DECAY_TABLE && random.nextDouble() < decay[(int) count]) {
+            } else if (count < decay.length && random.nextDouble() < decay[(int) count]) {
                 count--;
                 if (count == 0) {
                     row[i] = pack(fp, 1);
@@ -155,7 +171,8 @@ final class ReferenceHeavyKeeper {
             this.capacity = capacity;
             this.keys = new long[capacity];
             this.counts = new long[capacity];
-            int mapSize = Integer.highestOneBit(Math.max(4, capacity * 4) - 1) << 1;
+            // Load at most 1/2 (linear probing): k = 100 takes 256 slots.
+            int mapSize = Integer.highestOneBit(Math.max(4, capacity * 2) - 1) << 1;
             this.mapKeys = new long[mapSize];
             this.mapSlots = new int[mapSize];
             Arrays.fill(mapSlots, -1);
