@@ -12,7 +12,8 @@ import io.hotkeeper.engine.table.TableLayout;
  * <pre>
  *  budget = fixed                         salt counters, stats stripes (when recorded), given by the options
  *         + combiners x blockBytes         hot-key combiner blocks: at most budget / 8, at most one per expected
- *                                          worker; workers past the last block observe without combining
+ *                                          worker, none for one expected worker; workers past the last block
+ *                                          observe without combining
  *         + tables x ( 2 x tableBytes      bucket table + its link segment (links only with key shards)
  *                    + 128                 control line (the promotion floor)
  *                    + shards x shardBytes(capacity) )
@@ -65,7 +66,9 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                     + fixedBytes + ")");
         }
         int combinerBlocks = 0;
-        if (combinerBlockBytes > 0) {
+        // One expected thread: no combiner budget (combining only pays once two threads write the same hot lines;
+        // a block reserved and never created would be budget the table could have had).
+        if (combinerBlockBytes > 0 && workers >= 2) {
             long allowed = Math.min(budget / 8, budget - minimum);
             combinerBlocks = (int) Math.min(workers, allowed / combinerBlockBytes);
         }
