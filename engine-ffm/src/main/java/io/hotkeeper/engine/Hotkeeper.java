@@ -856,7 +856,7 @@ public final class Hotkeeper implements AutoCloseable {
             long locationMask = (1L << (indexBits + TableLayout.fingerprintBits(indexBits))) - 1;
             if (shards != null) {
                 for (HeavyHitter h : topK(trackedLimit())) {
-                    keys.add(new SnapshotKey(h.key(), h.estimate(), h.truncated(),
+                    keys.add(new SnapshotKey(h.key(), h.estimate(), h.truncated(), h.kind(),
                             h.truncated() ? SnapshotKey.NO_LOCATION : hasher.hash(h.key()) & locationMask));
                 }
             }

@@ -110,7 +110,7 @@ public final class HotkeeperSnapshot {
         List<SnapshotKey> fixed = new ArrayList<>(keys.size());
         for (SnapshotKey key : keys) {
             if (key.located() && (table == null || !raiseSlot(table, indexBits, key))) {
-                key = new SnapshotKey(key.key(), key.estimate(), key.truncated(), SnapshotKey.NO_LOCATION);
+                key = key.with(key.estimate(), SnapshotKey.NO_LOCATION);
             }
             fixed.add(key);
         }
@@ -210,7 +210,18 @@ public final class HotkeeperSnapshot {
         if (c == 0) {
             c = Boolean.compare(a.truncated(), b.truncated());
         }
-        return c == 0 ? Long.compare(a.location(), b.location()) : c;
+        if (c == 0) {
+            c = Long.compare(a.location(), b.location());
+        }
+        return c == 0 ? Integer.compare(SnapshotFormat.kindCode(a.kind()), SnapshotFormat.kindCode(b.kind())) : c;
+    }
+
+    /**
+     * Of two entries of one key (equal bytes, so equal under the hash, whatever the overload that observed them),
+     * the one whose kind says more: a {@code long} or text over plain bytes.
+     */
+    private static SnapshotKey kindOf(SnapshotKey a, SnapshotKey b) {
+        return a.kind() == HeavyHitter.Kind.BYTES && b.kind() != HeavyHitter.Kind.BYTES ? b : a;
     }
 
     // ---------------------------------------------------------------- contents
@@ -313,7 +324,7 @@ public final class HotkeeperSnapshot {
         List<HeavyHitter> out = new ArrayList<>(Math.min(n, keys.size()));
         for (int i = 0; i < Math.min(n, keys.size()); i++) {
             SnapshotKey key = keys.get(i);
-            out.add(new HeavyHitter(key.key().clone(), key.estimate(), key.truncated()));
+            out.add(new HeavyHitter(key.key().clone(), key.estimate(), key.truncated(), key.kind()));
         }
         return out;
     }
@@ -500,8 +511,8 @@ public final class HotkeeperSnapshot {
             for (HotkeeperSnapshot s : inputs) {
                 for (SnapshotKey key : s.keys) {
                     union.merge(new KeyId(key), key, (a, b) -> a.located() ? a
-                            : b.located() ? b : new SnapshotKey(a.key(), saturatedAdd(a.estimate(), b.estimate()),
-                                    a.truncated(), SnapshotKey.NO_LOCATION));
+                            : b.located() ? b : kindOf(a, b).with(saturatedAdd(a.estimate(), b.estimate()),
+                                    SnapshotKey.NO_LOCATION));
                 }
             }
             for (SnapshotKey key : union.values()) {
@@ -511,7 +522,7 @@ public final class HotkeeperSnapshot {
                 }
                 long count = slotCount(table, indexBits, key.location());
                 if (count > 0) {
-                    keys.add(new SnapshotKey(key.key(), count, key.truncated(), key.location()));
+                    keys.add(key.with(count, key.location()));
                 }
             }
         } else {
@@ -520,9 +531,9 @@ public final class HotkeeperSnapshot {
                 long covered = 0;
                 for (SnapshotKey key : s.keys) {
                     covered = saturatedAdd(covered, key.estimate());
-                    union.merge(new KeyId(key), new SnapshotKey(key.key(), key.estimate(), key.truncated(),
-                            SnapshotKey.NO_LOCATION), (a, b) -> new SnapshotKey(a.key(),
-                            saturatedAdd(a.estimate(), b.estimate()), a.truncated(), SnapshotKey.NO_LOCATION));
+                    union.merge(new KeyId(key), key.with(key.estimate(), SnapshotKey.NO_LOCATION),
+                            (a, b) -> kindOf(a, b).with(saturatedAdd(a.estimate(), b.estimate()),
+                                    SnapshotKey.NO_LOCATION));
                 }
                 merged = saturatedAdd(merged, covered);
                 dropped[0] = saturatedAdd(dropped[0], Math.max(0, s.tableWeight() - covered));

@@ -34,6 +34,18 @@ final class SnapshotFormat {
     static final int KNOWN_FLAGS = FLAG_SEEDED | FLAG_TABLE;
     static final int KEY_HEADER_BYTES = 16;
     static final int KEY_TRUNCATED = 1;
+    /** Key kinds by their code in a key entry (0 bytes, 1 long, 2 text: fixed by the format, not by the enum). */
+    private static final io.hotkeeper.engine.HeavyHitter.Kind[] KINDS = {io.hotkeeper.engine.HeavyHitter.Kind.BYTES,
+            io.hotkeeper.engine.HeavyHitter.Kind.LONG, io.hotkeeper.engine.HeavyHitter.Kind.TEXT};
+
+    /** The code of a key kind in a key entry. */
+    static int kindCode(io.hotkeeper.engine.HeavyHitter.Kind kind) {
+        return switch (kind) {
+            case BYTES -> 0;
+            case LONG -> 1;
+            case TEXT -> 2;
+        };
+    }
     static final int KEY_LOCATED = 2;
     /** The most keys a snapshot may hold (the slots of the largest table, 2^23, twice over). */
     static final int MAX_KEYS = 1 << 24;
@@ -105,7 +117,7 @@ final class SnapshotFormat {
         for (SnapshotKey key : s.keys()) {
             out.putLong(key.estimate());
             out.put((byte) ((key.truncated() ? KEY_TRUNCATED : 0) | (key.located() ? KEY_LOCATED : 0)));
-            out.put((byte) 0);
+            out.put((byte) kindCode(key.kind()));
             out.putShort((short) key.key().length);
             out.putInt(key.located() ? (int) key.location() : 0);
             out.put(key.key());
@@ -166,15 +178,18 @@ final class SnapshotFormat {
             }
             long estimate = in.get(LONG, pos);
             int keyFlags = Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, pos + 8));
-            int reserved = Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, pos + 9));
+            int kind = Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, pos + 9));
             int length = Short.toUnsignedInt(in.get(SHORT, pos + 10));
             long location = Integer.toUnsignedLong(in.get(INT, pos + 12));
             pos += KEY_HEADER_BYTES;
             if (estimate < 0) {
                 throw bad("key " + i + ": estimate " + Long.toUnsignedString(estimate) + " is negative");
             }
-            if ((keyFlags & ~(KEY_TRUNCATED | KEY_LOCATED)) != 0 || reserved != 0) {
-                throw bad("key " + i + ": unknown flags " + Integer.toHexString(keyFlags) + "/" + reserved);
+            if ((keyFlags & ~(KEY_TRUNCATED | KEY_LOCATED)) != 0) {
+                throw bad("key " + i + ": unknown flags " + Integer.toHexString(keyFlags));
+            }
+            if (kind >= KINDS.length) {
+                throw bad("key " + i + ": unknown kind " + kind);
             }
             if ((keyFlags & KEY_LOCATED) == 0 && location != 0) {
                 throw bad("key " + i + ": a location without the located flag");
@@ -187,7 +202,7 @@ final class SnapshotFormat {
             }
             byte[] key = in.asSlice(pos, length).toArray(ValueLayout.JAVA_BYTE);
             pos += length;
-            keys.add(new SnapshotKey(key, estimate, (keyFlags & KEY_TRUNCATED) != 0,
+            keys.add(new SnapshotKey(key, estimate, (keyFlags & KEY_TRUNCATED) != 0, KINDS[kind],
                     (keyFlags & KEY_LOCATED) != 0 ? location : SnapshotKey.NO_LOCATION));
         }
         if (pos != end) {

@@ -89,6 +89,13 @@ class SnapshotGoldenTest {
         }
         HeavyHitter top = s.topK(1).getFirst();
         assertEquals(ZipfKeys.keyOfRank(1), top.keyAsLong());
+        // Each key entry's kind byte (offset 9 of the entry): the Zipf keys were observed as longs, the words as
+        // text, and topK gives the kind back.
+        assertEquals(HeavyHitter.Kind.LONG, top.kind());
+        assertEquals(Long.toString(ZipfKeys.keyOfRank(1)), top.keyAsString());
+        assertEquals(HeavyHitter.Kind.TEXT, s.keys().stream()
+                .filter(k -> new String(k.key(), java.nio.charset.StandardCharsets.UTF_8).equals("word-0"))
+                .findFirst().orElseThrow().kind());
         assertEquals(KNOWN_TOP_ESTIMATE, top.estimate());
         assertEquals(KNOWN_KEYS, s.keys().size());
         assertEquals(KNOWN_TABLE_WEIGHT, s.tableWeight());
