@@ -39,6 +39,8 @@ final class TopCommand implements Callable<Integer> {
     static final int DEFAULT_MAX_KEY_BYTES = 256;
     /** Input above which a progress bar is drawn (when stderr is a terminal). */
     static final long PROGRESS_THRESHOLD = 64L << 20;
+    /** Time slices of a --window: the window covers between (1 - 1/slices) and 1 times its span. */
+    static final int WINDOW_SLICES = 10;
     /** The hash seed when --seed is not given: the same input gives the same output on every run. */
     static final long DEFAULT_SEED = 0x486f746b656570L;
 
@@ -83,6 +85,12 @@ final class TopCommand implements Callable<Integer> {
             description = "Print the top-k so far every DURATION while reading (500ms, 1s, 2m): redrawn on a "
                     + "terminal, appended blocks headed by a timestamp line otherwise.")
     Duration every;
+
+    @Option(names = "--window", paramLabel = "DURATION", converter = Converters.Period.class,
+            description = "Count only the last DURATION (10s, 5m, 1h): a sliding window of " + WINDOW_SLICES
+                    + " slices, so the result covers between 0.9 and 1 x DURATION of input time; with --every, what "
+                    + "is hot now. The memory is shared by the slices.")
+    Duration window;
 
     @Option(names = {"-f", "--follow"},
             description = "Read the one FILE like tail -F: to its end, then what is appended, across rotation "
@@ -165,6 +173,9 @@ final class TopCommand implements Callable<Integer> {
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
         configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
+        if (window != null) {
+            configure("--window", window, () -> builder.window(window, WINDOW_SLICES));
+        }
         if (save != null) {
             builder.recordStats(); // the snapshot's total weight is then the exact stream length
         }
@@ -218,7 +229,9 @@ final class TopCommand implements Callable<Integer> {
             }
             if (stats) {
                 ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);
-                var table = hk.placement().region("table");
+                // The first table's region ("table", or "table[0, ...]" when a window or NUMA nodes split it).
+                var table = hk.placement().regions().stream().filter(r -> r.name().startsWith("table"))
+                        .findFirst().orElseThrow();
                 ObjectNode placement = stats.putObject("placement");
                 placement.put("requested", table.requested().toString());
                 placement.put("effective", table.effective().toString());

@@ -1767,7 +1767,8 @@ public final class Hotkeeper implements AutoCloseable {
 
         /**
          * Windowed mode: estimates, {@code topK}, {@code contains} and {@code totalWeight} cover the last
-         * {@code span} of the clock, through {@code slices} tables (2..64, each with the full {@code memoryBytes})
+         * {@code span} of the clock, through {@code slices} tables (2..64, each with the full {@code memoryBytes}, or an
+         * equal share of {@link #memory(long)})
          * that take turns: time is cut into slices of {@code span / slices}, observations go to the current
          * slice's table, queries sum all of them, and when the clock passes into a new slice its table (the oldest
          * slice) is cleared first. So a query covers between {@code span - span / slices} and {@code span}.
