@@ -87,24 +87,26 @@ public final class Compare {
         Column c = functions.col(column);
         data = cached;
         int topK = k;
+        long memoryBytes = memory;
+        int items = maxItems;
 
-        Object[] exactRun = timed(runs, () -> cached.groupBy(c).count()
-                .orderBy(functions.desc("count")).limit(topK).collectAsList());
+        List<Job> jobs = List.of(
+                () -> cached.groupBy(c).count().orderBy(functions.desc("count")).limit(topK).collectAsList(),
+                () -> cached.select(HotkeeperSpark.hotkeeperTopK(c, topK, memoryBytes)).collectAsList(),
+                () -> cached.select(functions.call_function("approx_top_k", c, functions.lit(topK),
+                        functions.lit(items))).collectAsList());
+        Object[][] results = timed(runs, jobs);
+        Object[] exactRun = results[0];
+        Object[] hk = results[1];
+        Object[] approx = results[2];
         @SuppressWarnings("unchecked")
         List<Row> exact = (List<Row>) exactRun[0];
         long kth = exact.isEmpty() ? 0 : exact.getLast().getLong(1);
         // Every item tied with the k-th count is a correct answer.
         Set<Object> correct = new HashSet<>();
-        for (Row r : data.groupBy(c).count().where(functions.col("count").geq(kth)).collectAsList()) {
+        for (Row r : cached.groupBy(c).count().where(functions.col("count").geq(kth)).collectAsList()) {
             correct.add(r.get(0));
         }
-        int memoryK = k;
-        long memoryBytes = memory;
-        int items = maxItems;
-        Object[] hk = timed(runs, () -> cached.select(HotkeeperSpark.hotkeeperTopK(c, memoryK, memoryBytes))
-                .collectAsList());
-        Object[] approx = timed(runs, () -> cached.select(functions.call_function("approx_top_k", c,
-                functions.lit(memoryK), functions.lit(items))).collectAsList());
         long hkBytes = data.select(functions.length(HotkeeperSpark.hotkeeperTopKAccumulate(c, k, memory)))
                 .first().getInt(0);
         long approxBytes = data.select(functions.length(functions.call_function("approx_top_k_accumulate", c,
@@ -163,16 +165,31 @@ public final class Compare {
         Object run();
     }
 
-    /** {result, median ms} of one warm-up and {@code runs} timed runs. */
-    private static Object[] timed(int runs, Job job) {
-        Object result = job.run();
-        List<Long> times = new ArrayList<>();
-        for (int i = 0; i < runs; i++) {
-            long t0 = System.nanoTime();
-            result = job.run();
-            times.add((System.nanoTime() - t0) / 1_000_000);
+    /**
+     * Per job {result, median ms}: one untimed warm-up round, then {@code runs} rounds that each run every job
+     * once, the first job of a round rotating, so a change in the machine's load falls on all jobs alike.
+     */
+    private static Object[][] timed(int runs, List<Job> jobs) {
+        Object[][] out = new Object[jobs.size()][2];
+        List<List<Long>> times = new ArrayList<>();
+        for (int j = 0; j < jobs.size(); j++) {
+            out[j][0] = jobs.get(j).run();
+            times.add(new ArrayList<>());
         }
-        times.sort(null);
-        return new Object[] {result, times.isEmpty() ? 0L : times.get(times.size() / 2)};
+        for (int round = 0; round < runs; round++) {
+            for (int i = 0; i < jobs.size(); i++) {
+                int j = (round + i) % jobs.size();
+                long t0 = System.nanoTime();
+                out[j][0] = jobs.get(j).run();
+                times.get(j).add((System.nanoTime() - t0) / 1_000_000);
+            }
+        }
+        for (int j = 0; j < jobs.size(); j++) {
+            List<Long> t = times.get(j);
+            t.sort(null);
+            out[j][1] = t.isEmpty() ? 0L : t.get(t.size() / 2);
+            System.out.println("times " + j + ": " + t);
+        }
+        return out;
     }
 }

@@ -31,7 +31,7 @@ import java.util.List;
  */
 public final class SketchBuffer {
     /** Keys queued on the heap before they are observed in one sketch call. */
-    static final int BATCH = 1 << 16;
+    static final int BATCH = 1 << 17;
 
     private final SketchSpec spec;
     private HotkeeperSnapshot snapshot;
@@ -114,7 +114,7 @@ public final class SketchBuffer {
         if (pending == 0) {
             return;
         }
-        try (Hotkeeper sketch = spec.open()) {
+        try (Hotkeeper sketch = spec.open(promotionFloor(snapshot))) {
             if (snapshot != null) {
                 sketch.merge(snapshot);
             }
@@ -135,6 +135,19 @@ public final class SketchBuffer {
             snapshot = sketch.snapshot();
         }
         pending = 0;
+    }
+
+    /**
+     * The promotion floor to reopen a snapshot's sketch with: 1 while its shards had room (the snapshot keeps
+     * fewer keys than the shards' default capacity, at least 1024), else the lowest estimate among its keys, the
+     * floor a live sketch would have risen to. Without it every reopened sketch would start at 1 and make every
+     * light key of the next batch a promotion candidate again. (A snapshot does not record the live floor.)
+     */
+    static long promotionFloor(HotkeeperSnapshot snapshot) {
+        if (snapshot == null || snapshot.keys().size() < 1024) {
+            return 1;
+        }
+        return Math.max(1, snapshot.keys().getLast().estimate());
     }
 
     /**

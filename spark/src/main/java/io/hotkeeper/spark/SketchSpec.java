@@ -42,13 +42,22 @@ public record SketchSpec(long memoryBytes, int k, int maxKeyBytes) implements Se
      * module does so in the same method, with try-with-resources). Threads: any.
      */
     Hotkeeper open() {
+        return open(1);
+    }
+
+    /**
+     * Opens a sketch whose key shards start promoting keys at count {@code promotionFloor} (a live sketch raises
+     * its floor by itself once its shards fill; a sketch reopened from a snapshot starts from the floor the
+     * snapshot implies, see {@link SketchBuffer}). The caller must close it. Threads: any.
+     */
+    Hotkeeper open(long promotionFloor) {
         return Hotkeeper.builder()
                 .memoryBytes(memoryBytes)
                 .k(k)
                 .maxKeyBytes(maxKeyBytes)
                 .seed(SEED)
-                // Track keys from their first occurrence, so a stream of k distinct keys yields all k of them.
-                .promotionFloor(1)
+                // From 1, keys are tracked from their first occurrence: k distinct keys yield all k of them.
+                .promotionFloor(promotionFloor)
                 .build();
     }
 }
