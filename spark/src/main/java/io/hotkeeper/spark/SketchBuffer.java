@@ -2,6 +2,7 @@ package io.hotkeeper.spark;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperWriter;
 import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
 import io.hotkeeper.engine.snapshot.SnapshotFormatException;
 
@@ -18,7 +19,7 @@ import java.util.List;
  * <h2>Native memory</h2>
  * A buffer holds no native memory between calls, so a buffer Spark drops (a spill of the object hash
  * aggregate, a failed or cancelled task, a speculative duplicate) leaks nothing and needs no cleanup. Keys are
- * queued on the heap; every {@value #BATCH} keys, and before a merge, serialization or result, one call opens a
+ * queued on the heap; every {@value #LONG_BATCH} long keys or {@value #OBJECT_BATCH} others, and before a merge, serialization or result, one call opens a
  * sketch, merges the snapshot into it (table by table: every sketch here has the same seed and size, see
  * {@link SketchSpec}), observes the queued keys, takes a new snapshot and closes the sketch, all within a
  * try-with-resources block. At most one sketch per running call is open; none is open between calls.
@@ -30,8 +31,13 @@ import java.util.List;
  * <p>Threads: confined; a buffer belongs to the one task thread Spark gives it to.
  */
 public final class SketchBuffer {
-    /** Keys queued on the heap before they are observed in one sketch call. */
-    static final int BATCH = 1 << 17;
+    /**
+     * Long keys queued on the heap (8 MiB at most) before they are observed in one sketch call. Each call costs
+     * a sketch's open, replay, snapshot and close (a few milliseconds for a 64 KiB table), so batches are large.
+     */
+    static final int LONG_BATCH = 1 << 20;
+    /** String and binary keys queued (their arrays stay referenced until observed). */
+    static final int OBJECT_BATCH = 1 << 18;
 
     private final SketchSpec spec;
     private HotkeeperSnapshot snapshot;
@@ -63,7 +69,7 @@ public final class SketchBuffer {
     /** Queues a long key. */
     void add(long key) {
         if (longs == null || pending == longs.length) {
-            if (pending == BATCH) {
+            if (pending == LONG_BATCH) {
                 flush();
             }
             longs = grow(longs);
@@ -74,11 +80,11 @@ public final class SketchBuffer {
     /** Queues a String or byte[] key (the array is not copied: Spark hands each row a fresh one). */
     void add(Object key) {
         if (objects == null || pending == objects.length) {
-            if (pending == BATCH) {
+            if (pending == OBJECT_BATCH) {
                 flush();
             }
             objects = objects == null ? new Object[256] : pending == 0 ? objects
-                    : Arrays.copyOf(objects, Math.min(BATCH, objects.length * 2));
+                    : Arrays.copyOf(objects, Math.min(OBJECT_BATCH, objects.length * 2));
         }
         objects[pending++] = key;
     }
@@ -87,7 +93,7 @@ public final class SketchBuffer {
         if (a == null) {
             return new long[256];
         }
-        return pending == 0 ? a : Arrays.copyOf(a, Math.min(BATCH, a.length * 2));
+        return pending == 0 ? a : Arrays.copyOf(a, Math.min(LONG_BATCH, a.length * 2));
     }
 
     /** Merges another buffer into this one (both brought up to date first; snapshot merge by table). */
@@ -118,20 +124,22 @@ public final class SketchBuffer {
             if (snapshot != null) {
                 sketch.merge(snapshot);
             }
+            HotkeeperWriter writer = sketch.writer();
             if (longs != null) {
-                sketch.observeAll(longs, 0, pending);
+                for (int i = 0; i < pending; i++) {
+                    writer.observe(longs[i]);
+                }
             } else {
                 for (int i = 0; i < pending; i++) {
                     Object key = objects[i];
                     if (key instanceof byte[] bytes) {
-                        sketch.observe(bytes);
+                        writer.observe(bytes);
                     } else {
-                        sketch.observe((String) key);
+                        writer.observe((String) key);
                     }
                     objects[i] = null;
                 }
             }
-            sketch.flush();
             snapshot = sketch.snapshot();
         }
         pending = 0;

@@ -1,5 +1,6 @@
 package io.hotkeeper.spark;
 
+import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 
 import java.io.Serializable;
@@ -58,6 +59,8 @@ public record SketchSpec(long memoryBytes, int k, int maxKeyBytes) implements Se
                 .seed(SEED)
                 // From 1, keys are tracked from their first occurrence: k distinct keys yield all k of them.
                 .promotionFloor(promotionFloor)
+                // One thread observes each sketch (SketchBuffer.flush): no hot-key combining.
+                .combining(CombiningMode.OFF)
                 .build();
     }
 }
