@@ -4,7 +4,7 @@ import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 
 /**
- * {@code hotkeeper_top_k_accumulate(column [, memory [, k]])}: the sketch of a column as binary, exactly the bytes
+ * {@code hotkeeper_top_k_accumulate(column [, k [, memory]])}: the sketch of a column as binary, exactly the bytes
  * of a Hotkeeper snapshot (docs/format.md), to store in a table and merge later with
  * {@code hotkeeper_top_k_estimate}. Nulls are not in it (a snapshot has no place for them).
  *

@@ -67,7 +67,10 @@ public final class HotkeeperSpark {
 
     // ---------------------------------------------------------------- DataFrame forms (after register)
 
-    /** {@code hotkeeper_top_k(column, k)} as a Column (the session must be {@linkplain #register registered}). */
+    /**
+     * {@code hotkeeper_top_k(column, k)} as a Column; the session that evaluates it must be
+     * {@linkplain #register registered}. Threads: any.
+     */
     public static Column hotkeeperTopK(Column column, int k) {
         return functions.call_function(TOP_K, column, functions.lit(k));
     }

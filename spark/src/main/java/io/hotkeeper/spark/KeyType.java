@@ -63,7 +63,7 @@ public enum KeyType {
 
     /**
      * The key type of a Spark column type: string (any collation's values are counted as their bytes), binary or
-     * bigint.
+     * bigint. Threads: any.
      *
      * @throws IllegalArgumentException for any other type
      */
@@ -83,7 +83,7 @@ public enum KeyType {
 
     /**
      * The key type named {@code 'string'}, {@code 'binary'} or {@code 'bigint'} (also {@code 'long'}), as
-     * {@code hotkeeper_top_k_estimate} takes it.
+     * {@code hotkeeper_top_k_estimate} takes it. Threads: any.
      *
      * @throws IllegalArgumentException for any other name
      */

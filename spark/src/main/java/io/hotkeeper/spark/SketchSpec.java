@@ -22,7 +22,7 @@ public record SketchSpec(long memoryBytes, int k, int maxKeyBytes) implements Se
     public static final int DEFAULT_MAX_KEY_BYTES = 128;
 
     /**
-     * Validates the parameters by building (and at once closing) nothing: only the builder's checks run.
+     * Validates the parameters with the engine builder's own checks (nothing is built). Threads: any.
      *
      * @throws IllegalArgumentException if a parameter is out of range
      */
