@@ -4,11 +4,7 @@ import io.hotkeeper.numa.Numa;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,7 +20,7 @@ class PlainLaunchTest {
 
     @Test
     void theDefaultSketchRunsWithoutFlagsAndWithoutWarnings() throws Exception {
-        Result run = launch();
+        ChildJvm.Result run = launch();
         assertEquals(0, run.exit(), run.toString());
         assertEquals("", run.stderr(), run.toString());
         List<String> lines = run.stdout().lines().toList();
@@ -37,43 +33,17 @@ class PlainLaunchTest {
 
     @Test
     void askingForNumaPlacementIsWhatMakesTheRestrictedCall() throws Exception {
-        Result run = launch("interleave");
+        ChildJvm.Result run = launch("interleave");
         assertEquals(0, run.exit(), run.toString());
         assertTrue(run.stderr().contains("WARNING: A restricted method in java.lang.foreign"), run.toString());
         assertTrue(run.stderr().contains("--enable-native-access=ALL-UNNAMED"), run.toString());
     }
 
-    private record Result(int exit, String stdout, String stderr) {
-        @Override
-        public String toString() {
-            return "exit " + exit + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
-        }
-    }
-
-    private static Result launch(String... args) throws Exception {
-        String classPath = String.join(File.pathSeparator, location(Numa.class), location(Hotkeeper.class),
-                location(PlainLaunchMain.class));
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Path err = Files.createTempFile("plain-launch", ".err");
-        try {
-            List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-cp", classPath,
-                    PlainLaunchMain.class.getName()));
-            command.addAll(List.of(args));
-            ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
-            // Nothing from the test JVM's environment may add flags behind the test's back.
-            builder.environment().remove("JAVA_TOOL_OPTIONS");
-            builder.environment().remove("JDK_JAVA_OPTIONS");
-            builder.environment().remove("_JAVA_OPTIONS");
-            Process process = builder.start();
-            String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS), "child JVM finished");
-            return new Result(process.exitValue(), stdout, Files.readString(err));
-        } finally {
-            Files.deleteIfExists(err);
-        }
-    }
-
-    private static String location(Class<?> type) throws Exception {
-        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    private static ChildJvm.Result launch(String... args) throws Exception {
+        String classPath = String.join(File.pathSeparator, ChildJvm.location(Numa.class),
+                ChildJvm.location(Hotkeeper.class), ChildJvm.location(PlainLaunchMain.class));
+        List<String> command = new java.util.ArrayList<>(List.of("-cp", classPath, PlainLaunchMain.class.getName()));
+        command.addAll(List.of(args));
+        return ChildJvm.run(command);
     }
 }
