@@ -75,6 +75,22 @@ public record HeavyHitter(byte[] key, long estimate, boolean truncated, Kind kin
     }
 
     /**
+     * Renders any key bytes as one readable line that maps back to exactly those bytes, with the escaping rules of
+     * {@code hotkeeper top} (docs/cli.md, "Escaping"): well-formed UTF-8 characters as themselves, {@code \} as
+     * {@code \\}, TAB, LF, CR as {@code \t}, {@code \n}, {@code \r}, and every byte of a control character,
+     * U+2028, U+2029 or malformed UTF-8 as {@code \xHH}. The one implementation of those rules: the CLI's output
+     * and {@link #keyAsString()} both use it.
+     *
+     * <p>Threads: any. Progress: wait-free.
+     *
+     * @param key the bytes, not modified
+     * @return the rendering, never null
+     */
+    public static String escape(byte[] key) {
+        return KeyText.escape(java.util.Objects.requireNonNull(key, "key"));
+    }
+
+    /**
      * The key as the application wrote it:
      * <ul>
      *   <li>{@link Kind#LONG}: the number in decimal ({@code "42"}); a {@code long} cut short by a
