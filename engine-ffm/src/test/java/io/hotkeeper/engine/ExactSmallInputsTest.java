@@ -11,9 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -111,31 +108,11 @@ class ExactSmallInputsTest {
             }
             return;
         }
-        CountDownLatch start = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int first = t;
-            Thread worker = new Thread(() -> {
-                try {
-                    start.await();
-                    for (int i = first; i < stream.size(); i += threads) {
-                        observeOne(hk, stream.get(i), text);
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            });
-            worker.start();
-            workers.add(worker);
-        }
-        start.countDown();
-        for (Thread worker : workers) {
-            worker.join(TimeUnit.SECONDS.toMillis(60));
-        }
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        Concurrently.run(threads, first -> {
+            for (int i = first; i < stream.size(); i += threads) {
+                observeOne(hk, stream.get(i), text);
+            }
+        });
     }
 
     private static void observeOne(Hotkeeper hk, String key, boolean text) {

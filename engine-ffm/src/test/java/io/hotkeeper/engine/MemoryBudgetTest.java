@@ -3,11 +3,8 @@ package io.hotkeeper.engine;
 import io.hotkeeper.engine.salt.SaltMode;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -123,37 +120,17 @@ class MemoryBudgetTest {
 
     private static void churn(Hotkeeper hk, int threads, int keyBytes) throws Exception {
         int perThread = Math.max(500, 40_000 / threads);
-        CountDownLatch start = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            long seed = t;
-            Thread worker = new Thread(() -> {
-                SplittableRandom random = new SplittableRandom(seed);
-                try {
-                    start.await();
-                    for (int i = 0; i < perThread; i++) {
-                        // A few heavy keys and a churning tail of distinct ones, as text of the given length.
-                        int id = random.nextInt(4) == 0 ? random.nextInt(16) : random.nextInt(1_000_000);
-                        StringBuilder key = new StringBuilder(keyBytes).append(id).append('-');
-                        while (key.length() < keyBytes) {
-                            key.append('k');
-                        }
-                        hk.observe(key);
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
+        Concurrently.run(threads, t -> {
+            SplittableRandom random = new SplittableRandom(t);
+            for (int i = 0; i < perThread; i++) {
+                // A few heavy keys and a churning tail of distinct ones, as text of the given length.
+                int id = random.nextInt(4) == 0 ? random.nextInt(16) : random.nextInt(1_000_000);
+                StringBuilder key = new StringBuilder(keyBytes).append(id).append('-');
+                while (key.length() < keyBytes) {
+                    key.append('k');
                 }
-            });
-            worker.start();
-            workers.add(worker);
-        }
-        start.countDown();
-        for (Thread worker : workers) {
-            worker.join();
-        }
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+                hk.observe(key);
+            }
+        });
     }
 }
