@@ -2,6 +2,7 @@ package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
 
 import com.clearspring.analytics.stream.Counter;
@@ -114,7 +115,7 @@ interface Contender extends AutoCloseable {
      * {@link HotkeeperBudget}), one instance shared by {@code threads} threads. {@link #heldBytes()} is
      * {@code info().nativeBytes()} after the run and the query, and must be within {@code budget}.
      */
-    static Contender hotkeeper(String name, Hotkeeper.Builder builder, long budget, int threads) {
+    static Contender hotkeeper(String name, HotkeeperBuilder builder, long budget, int threads) {
         Hotkeeper sketch = builder.build();
         return new Contender() {
             public String name() {

@@ -1,6 +1,7 @@
 package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 
 import org.apache.datasketches.frequencies.FrequentLongsSketch;
 import com.clearspring.analytics.stream.StreamSummary;
@@ -244,7 +245,7 @@ public final class Evaluate {
      */
     private Contender hotkeeper(long budget, int threads) {
         if (split.equals("memory")) {
-            Hotkeeper.Builder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
+            HotkeeperBuilder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
                     .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED);
             try {
                 b.build().close();

@@ -2,6 +2,7 @@ package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.shard.ShardLayout;
 
@@ -53,8 +54,8 @@ final class HotkeeperBudget {
     record Fit(long budget, int workers, int k, long tableBytes, int shardCapacity, int maxKeyBytes,
                int combinerEntries, long probedBytes, SortedMap<String, Long> probedParts) {
         /** A builder for this split, with the bench's fixed seed and the default combining mode. */
-        Hotkeeper.Builder builder() {
-            Hotkeeper.Builder b = Hotkeeper.builder().memoryBytes(tableBytes).k(k).seed(Workloads.SKETCH_SEED)
+        HotkeeperBuilder builder() {
+            HotkeeperBuilder b = Hotkeeper.builder().memoryBytes(tableBytes).k(k).seed(Workloads.SKETCH_SEED)
                     .shardCapacity(shardCapacity).maxKeyBytes(maxKeyBytes);
             if (combinerEntries > 0) {
                 b.combiner(combinerEntries, Hotkeeper.DEFAULT_FLUSH_THRESHOLD);

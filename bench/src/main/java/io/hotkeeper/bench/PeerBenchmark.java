@@ -2,6 +2,7 @@ package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 
 import com.clearspring.analytics.stream.StreamSummary;
 import com.github.benmanes.caffeine.cache.FrequencySketchAccess;
@@ -266,7 +267,7 @@ public class PeerBenchmark {
 
         /** Worker tables > 1 take the builder's default salt for them (per-worker) unless sharded is asked. */
         private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining, int workerTables) {
-            Hotkeeper.Builder b = Hotkeeper.builder().memoryBytes(memory).seed(Workloads.SKETCH_SEED).k(K)
+            HotkeeperBuilder b = Hotkeeper.builder().memoryBytes(memory).seed(Workloads.SKETCH_SEED).k(K)
                     .keyShards(keyShards).combining(combining ? CombiningMode.AUTO : CombiningMode.OFF)
                     .workerTables(workerTables);
             if (shardedSalt) {

@@ -2,6 +2,7 @@ package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.workload.ZipfKeys;
 
 import com.clearspring.analytics.stream.Counter;
@@ -152,7 +153,7 @@ public final class TextEvaluate {
 
     private static String hotkeeper(String[] stream, ExactCounts exact, long budget, int threads, int k,
                                     int maxKeyBytes) {
-        Hotkeeper.Builder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
+        HotkeeperBuilder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
                 .maxKeyBytes(maxKeyBytes).seed(Workloads.SKETCH_SEED);
         try (Hotkeeper hk = b.build()) {
             Contender.onThreads(threads, t -> chunks(stream, t, threads, hk::observe));

@@ -1,6 +1,7 @@
 package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.workload.ZipfKeys;
 
 import java.util.SplittableRandom;
@@ -36,9 +37,9 @@ final class Workloads {
     }
 
     /** The builder {@link #sketch(long, String, boolean, int, String, String, int)} builds, for more options. */
-    static Hotkeeper.Builder builder(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
+    static HotkeeperBuilder builder(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
                                      String combining, int workerTables) {
-        Hotkeeper.Builder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
+        HotkeeperBuilder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
                 .keyShards(keyShards).approximateCountsAbove(approx)
                 .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
                 .placement(io.hotkeeper.engine.placement.Placement.parse(placement))

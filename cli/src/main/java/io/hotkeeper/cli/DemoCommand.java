@@ -2,6 +2,7 @@ package io.hotkeeper.cli;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.workload.ZipfKeys;
 import picocli.CommandLine.Command;
@@ -49,7 +50,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "need --keys >= 1, --distinct >= 1, "
                     + "1 <= --k <= min(100000, --distinct), --top >= 0, 0 <= --zipf <= 10");
         }
-        Hotkeeper.Builder builder = Hotkeeper.builder().k(Math.max(k, top)).seed(seed);
+        HotkeeperBuilder builder = Hotkeeper.builder().k(Math.max(k, top)).seed(seed);
         try {
             builder.memory(memory);
             builder.build().close(); // the budget against k: a budget too small exits 2 before the stream is made

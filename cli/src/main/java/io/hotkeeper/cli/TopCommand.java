@@ -2,6 +2,7 @@ package io.hotkeeper.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.salt.SaltMode;
 import picocli.CommandLine.Command;
@@ -168,7 +169,7 @@ final class TopCommand implements Callable<Integer> {
                     + "followed without it)");
         }
         Diagnostics.engineLogging(verbose);
-        Hotkeeper.Builder builder = Hotkeeper.builder().saltMode(salt).placement(numa).seed(seed);
+        HotkeeperBuilder builder = Hotkeeper.builder().saltMode(salt).placement(numa).seed(seed);
         configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
@@ -272,7 +273,7 @@ final class TopCommand implements Callable<Integer> {
     }
 
     /** Builds the sketch; the only argument checked this late is a NUMA node that does not exist. */
-    private Hotkeeper build(Hotkeeper.Builder builder) {
+    private Hotkeeper build(HotkeeperBuilder builder) {
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {

@@ -2,7 +2,7 @@ package io.hotkeeper.engine;
 
 /**
  * When workers combine their hot keys' observations before they reach the shared table (see
- * {@link Hotkeeper.Builder#combining(CombiningMode)}).
+ * {@link HotkeeperBuilder#combining(CombiningMode)}).
  */
 public enum CombiningMode {
     /** Never: every observation writes the table. */

@@ -22,7 +22,7 @@ import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
-import io.hotkeeper.engine.window.SlidingWindow;
+import io.hotkeeper.engine.core.TableSet;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -49,14 +49,14 @@ import java.util.Objects;
  *
  * <h2>Updating</h2>
  * {@link #observe(long)} hashes the key with a 64-bit keyed hash (self-seeded from {@code SecureRandom} unless
- * {@link Builder#seed(long)} is given) to a bucket, a fingerprint and 32 spare bits, then: phase 1 increments
+ * {@link HotkeeperBuilder#seed(long)} is given) to a bucket, a fingerprint and 32 spare bits, then: phase 1 increments
  * the key's slot if its fingerprint is present; phase 2 claims an empty slot; phase 3 (bucket full) draws a
  * lottery against the weakest occupant, which loses one count with probability {@code b^-count}
  * (b = 2 by default), and at zero the challenger takes its slot. Each draw folds a never-repeating salt value.
- * With hot-key combining ({@link Builder#combining(CombiningMode)}; by default it engages once a second thread
+ * With hot-key combining ({@link HotkeeperBuilder#combining(CombiningMode)}; by default it engages once a second thread
  * observes hot keys), a worker's repeat observations of its hottest keys are counted in its own block of native
  * memory and reach the table in batches; {@link #estimate} and {@link #topK} include them. With
- * {@link Builder#workerTables(int)} each worker observes into a table of its own instead, and queries merge
+ * {@link HotkeeperBuilder#workerTables(int)} each worker observes into a table of its own instead, and queries merge
  * the tables.
  *
  * <h2>Accuracy</h2>
@@ -94,7 +94,7 @@ public final class Hotkeeper implements AutoCloseable {
     public static final int BATCH_LOOKAHEAD = 8;
     /** An arbitrary value for the touch loads' sum to be compared with (see observeAll). */
     private static final long TOUCH_SENTINEL = 0x7E57_AB1E_5EED_C0DEL;
-    /** The most tables {@link Builder#workerTables} takes. */
+    /** The most tables {@link HotkeeperBuilder#workerTables} takes. */
     public static final int MAX_WORKER_TABLES = 64;
 
     /** The message of the {@link IllegalStateException} every call throws once the instance is closed. */
@@ -114,14 +114,8 @@ public final class Hotkeeper implements AutoCloseable {
     private final KeyHasher hasher;
     /** Node 0's table (the only one unless per-node tables are on): the common case reads this field. */
     private final BucketTable table;
-    /** One table per NUMA node (length 1 unless per-node tables are on and the machine has several nodes). */
-    private final BucketTable[] tables;
-    /** Key shards of each table (null when key shards are off). */
-    private final KeyShards[] shardSets;
-    /** Index of the calling thread's node among {@link #tables} (per-node tables); null otherwise. */
-    private final java.util.function.IntSupplier nodeIndex;
-    /** Worker tables: a worker's table is {@code tables[stripe & workerTableMask]}; -1 otherwise. */
-    private final int workerTableMask;
+    /** Every table, with the routing of a caller to its own (one, per node, per worker, per time slice). */
+    private final TableSet tables;
     /** Whether there is more than one table (per-node or worker tables): estimates sum, topK merges. */
     private final boolean multiTable;
     private final EvictionSalt salt;
@@ -139,14 +133,14 @@ public final class Hotkeeper implements AutoCloseable {
      * look the worker up themselves.
      */
     private final boolean lookupOnObserve;
-    /** The split of a total budget ({@link Builder#memory(long)}); null when the table size was given instead. */
+    /** The split of a total budget ({@link HotkeeperBuilder#memory(long)}); null when the table size was given instead. */
     private final MemoryPlan plan;
     /** The expelled-key listener's per-thread delivery queues, shared by every table; null without a listener. */
     private final ExpelledKeys expelledKeys;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
-    private Hotkeeper(Builder b) {
+    Hotkeeper(HotkeeperBuilder b) {
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
         this.seeded = b.seeded;
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
@@ -201,32 +195,30 @@ public final class Hotkeeper implements AutoCloseable {
                             : regions.allocateOnCurrentNode(arena, "combiner", bytes, CombinerLayout.ALIGNMENT),
                     b.combining == CombiningMode.AUTO);
             long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
-            this.tables = new BucketTable[count];
-            this.shardSets = b.keyShards ? new KeyShards[count] : null;
+            BucketTable[] built = new BucketTable[count];
+            KeyShards[] shardSets = b.keyShards ? new KeyShards[count] : null;
             for (int i = 0; i < count; i++) {
                 if (b.workerTables > 1) {
                     // Worker tables: table i is written by the workers whose stripe is i modulo the count.
-                    this.tables[i] = buildTable(b, indexBits, tableBytes, placement, "[worker " + i + "]", i);
+                    built[i] = buildTable(b, indexBits, tableBytes, placement, "[worker " + i + "]", shardSets, i,
+                            count);
                 } else {
                     // Per-node tables: table i lives on node i and is written only by threads running there.
                     Placement where = count == 1 || b.windowSlices > 0 ? placement : Placement.node(nodeIds[i]);
                     String suffix = count == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
-                    this.tables[i] = buildTable(b, indexBits, tableBytes, where, suffix, i);
+                    built[i] = buildTable(b, indexBits, tableBytes, where, suffix, shardSets, i, count);
                 }
             }
-            this.table = tables[0];
+            // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
+            this.tables = new TableSet(built, shardSets, b.workerTables > 1 ? b.workerTables - 1 : -1,
+                    count == 1 || b.workerTables > 1 || b.windowSlices > 0 ? null : b.nodeIndex(nodeIds),
+                    b.windowSpan, b.windowSlices, b.clock);
+            this.table = built[0];
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;
-            this.workerTableMask = b.workerTables > 1 ? b.workerTables - 1 : -1;
-            // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
-            SlidingWindow slicing = b.windowSlices == 0 ? null
-                    : new SlidingWindow(b.windowSpan, b.windowSlices, b.clock, this::clearSlice);
-            this.window = slicing;
-            this.nodeIndex = slicing != null ? slicing::current
-                    : count == 1 || b.workerTables > 1 ? null : b.nodeIndex(nodeIds);
             this.k = b.k;
             this.lookupOnObserve = b.recordStats || saltMode == SaltMode.PER_WORKER || b.approximateBits != 0
-                    || workerTableMask >= 0;
+                    || b.workerTables > 1;
         } catch (RuntimeException | Error e) {
             arena.close();
             regions.arenaClosed();
@@ -235,8 +227,8 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /** One table (and its key shards) in the given placement; region names end with {@code suffix}. */
-    private BucketTable buildTable(Builder b, int indexBits, long tableBytes, Placement placement, String suffix,
-                                   int index) {
+    private BucketTable buildTable(HotkeeperBuilder b, int indexBits, long tableBytes, Placement placement,
+                                   String suffix, KeyShards[] shardSets, int index, int count) {
         MemorySegment tableSegment = regions.allocate(arena, "table" + suffix, tableBytes,
                 TableLayout.TABLE_ALIGNMENT, placement);
         MemorySegment control = regions.allocate(arena, "control" + suffix, BucketTable.CONTROL_BYTES, 128,
@@ -262,7 +254,7 @@ public final class Hotkeeper implements AutoCloseable {
                                         ShardLayout.ALIGNMENT),
                         // One table: topK adds the combiners' pending counts. Several tables: the merge adds
                         // them once, through estimate.
-                        combiners == null || tables.length > 1 ? PendingCounts.NONE : combiners),
+                        combiners == null || count > 1 ? PendingCounts.NONE : combiners),
                 b.approximateBits, control);
     }
 
@@ -293,8 +285,8 @@ public final class Hotkeeper implements AutoCloseable {
      * A builder with the defaults: 64 KiB, self-seeded, shared salt, decay base 2. Threads: any. Progress:
      * wait-free.
      */
-    public static Builder builder() {
-        return new Builder();
+    public static HotkeeperBuilder builder() {
+        return new HotkeeperBuilder();
     }
 
     // ---------------------------------------------------------------- observe
@@ -532,7 +524,7 @@ public final class Hotkeeper implements AutoCloseable {
     // ---------------------------------------------------------------- heavy hitters
 
     /**
-     * The {@code k} heavy hitters (see {@link Builder#k(int)}) with their keys, highest estimate first.
+     * The {@code k} heavy hitters (see {@link HotkeeperBuilder#k(int)}) with their keys, highest estimate first.
      * See {@link #topK(int)}.
      */
     public List<HeavyHitter> topK() {
@@ -563,10 +555,8 @@ public final class Hotkeeper implements AutoCloseable {
         ensureOpen();
         try {
             requireShards();
-            if (window != null) {
-                window.current();
-            }
-            return multiTable ? mergedTopK(n) : shards.topK(n);
+            tables.rotate();
+            return tables.topK(n, key -> read(hasher.hash(key)));
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -590,26 +580,6 @@ public final class Hotkeeper implements AutoCloseable {
         return containsHash(hasher.hash(Objects.requireNonNull(key, "key")));
     }
 
-    /**
-     * Several tables: the union of every table's top keys, each with its estimate summed over all tables (the key's
-     * hash is recomputed from its bytes; a truncated key keeps the sum of the tables that reported it).
-     */
-    private List<HeavyHitter> mergedTopK(int n) {
-        java.util.Map<java.nio.ByteBuffer, HeavyHitter> merged = new java.util.HashMap<>();
-        for (KeyShards s : shardSets) {
-            for (HeavyHitter h : s.topK(n)) {
-                merged.merge(java.nio.ByteBuffer.wrap(h.key()), h, (a, c) -> new HeavyHitter(a.key(),
-                        a.estimate() + c.estimate(), a.truncated(), a.kind()));
-            }
-        }
-        List<HeavyHitter> out = new java.util.ArrayList<>(merged.size());
-        for (HeavyHitter h : merged.values()) {
-            out.add(h.truncated() ? h : new HeavyHitter(h.key(), read(hasher.hash(h.key())), false, h.kind()));
-        }
-        out.sort((a, c) -> Long.compare(c.estimate(), a.estimate()));
-        return out.size() > n ? List.copyOf(out.subList(0, n)) : out;
-    }
-
     private boolean containsHash(long hash) {
         // Before any shard exists, contains reads no native memory: the arena cannot tell it is closed.
         ensureOpen();
@@ -631,7 +601,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     private KeyShards requireShards() {
         if (shards == null) {
-            throw new UnsupportedOperationException("key shards are disabled (Builder.keyShards(false))");
+            throw new UnsupportedOperationException("key shards are disabled (HotkeeperBuilder.keyShards(false))");
         }
         return shards;
     }
@@ -645,20 +615,15 @@ public final class Hotkeeper implements AutoCloseable {
     public void reap() {
         // Without key shards, or before the caller has a shard, reap touches no native memory.
         ensureOpen();
-        if (shardSets == null) {
-            return;
-        }
         try {
-            for (KeyShards s : shardSets) {
-                s.drainCurrent();
-            }
+            tables.drainCurrent();
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
     }
 
     /**
-     * Hands the calling thread's pending hot-key counts (see {@link Builder#combining(CombiningMode)}) to the table and
+     * Hands the calling thread's pending hot-key counts (see {@link HotkeeperBuilder#combining(CombiningMode)}) to the table and
      * returns how many observations that was. Estimates and {@code topK} include pending counts anyway; the table
      * itself (and so the eviction lottery and {@code contains}) sees them only when they are flushed, which a
      * busy thread does every {@code flushThreshold} observations of a key. A thread that goes idle can call this
@@ -675,7 +640,7 @@ public final class Hotkeeper implements AutoCloseable {
         try {
             long handle = handle();
             long flushed = combiners.flushCurrent(handle, tableFor(handle));
-            if (shardSets != null) {
+            if (shards != null) {
                 shardsHere(handle).deliverExpelled();
             }
             return flushed;
@@ -689,18 +654,12 @@ public final class Hotkeeper implements AutoCloseable {
         // Without key shards or combiners, info reads Java fields only.
         ensureOpen();
         try {
-            int shardCount = 0;
-            long shardBytes = 0;
-            if (shardSets != null) {
-                for (KeyShards s : shardSets) {
-                    shardCount += s.shardCount();
-                    shardBytes += s.byteSize();
-                }
-            }
+            int shardCount = tables.shardCount();
+            long shardBytes = tables.shardBytes();
             return new HotkeeperInfo(k, tableBytes(), table.bucketCount(), lottery.base(), saltMode,
                     salt.shards(), shards != null, shardCount, shards == null ? 0 : shards.capacity(),
                     shards == null ? 0 : shards.maxKeyBytes(), shards == null ? 0 : table.promotionFloor(),
-                    shardBytes, tables.length, combiners == null ? CombiningMode.OFF
+                    shardBytes, tables.count(), combiners == null ? CombiningMode.OFF
                             : combiners.auto() ? CombiningMode.AUTO : CombiningMode.ON,
                     combiners != null && combiners.engaged(), combiners == null ? 0 : combiners.entries(),
                     combiners == null ? 0 : (int) combiners.flushThreshold(),
@@ -737,7 +696,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public List<KeyShards> keyShardSets() {
         ensureOpen();
-        return shardSets == null ? List.of() : List.of(shardSets);
+        return tables.shardSets();
     }
 
     // ---------------------------------------------------------------- introspection
@@ -761,7 +720,7 @@ public final class Hotkeeper implements AutoCloseable {
     /** Bytes of the bucket table (of all of them, with per-node tables). Threads: any. Progress: wait-free. */
     public long tableBytes() {
         ensureOpen();
-        return table.byteSize() * tables.length;
+        return tables.tableBytes();
     }
 
     /** Number of buckets (8 slots each). Threads: any. Progress: wait-free. */
@@ -817,10 +776,8 @@ public final class Hotkeeper implements AutoCloseable {
      * volatile add.
      */
     private final java.util.concurrent.atomic.AtomicLong mergedWeight = new java.util.concurrent.atomic.AtomicLong();
-    /** Whether the hash function came from {@link Builder#seed} (recorded in snapshots). */
+    /** Whether the hash function came from {@link HotkeeperBuilder#seed} (recorded in snapshots). */
     private final boolean seeded;
-    /** The time slices of a windowed sketch (one table each); null otherwise. */
-    private final SlidingWindow window;
 
     /**
      * An immutable copy of the sketch: its parameters, every tracked key with its estimate, and the table's slot
@@ -843,19 +800,14 @@ public final class Hotkeeper implements AutoCloseable {
     public HotkeeperSnapshot snapshot() {
         ensureOpen();
         try {
-            if (window != null) {
-                window.current();
-            }
+            tables.rotate();
             int indexBits = table.indexBits();
-            List<long[]> copies = new java.util.ArrayList<>(tables.length);
-            for (BucketTable t : tables) {
-                copies.add(copyTable(t));
-            }
+            List<long[]> copies = tables.copyTables();
             List<SnapshotKey> keys = new java.util.ArrayList<>();
             // A key's location: the hash bits that pick its bucket and fingerprint.
             long locationMask = (1L << (indexBits + TableLayout.fingerprintBits(indexBits))) - 1;
             if (shards != null) {
-                for (HeavyHitter h : topK(trackedLimit())) {
+                for (HeavyHitter h : topK(tables.trackedLimit())) {
                     keys.add(new SnapshotKey(h.key(), h.estimate(), h.truncated(), h.kind(),
                             h.truncated() ? SnapshotKey.NO_LOCATION : hasher.hash(h.key()) & locationMask));
                 }
@@ -872,7 +824,7 @@ public final class Hotkeeper implements AutoCloseable {
      * the ordinary lock-free paths, so other threads may observe and read meanwhile).
      *
      * <p>By table when the snapshot has a table of this size, this sketch has one table, and the hash functions
-     * are equal ({@link #seedFingerprint()}: instances built with the same {@link Builder#seed}): every slot's
+     * are equal ({@link #seedFingerprint()}: instances built with the same {@link HotkeeperBuilder#seed}): every slot's
      * count is replayed into the same bucket and fingerprint, through its key when the snapshot tracks it (so
      * the key is promoted here), untracked otherwise. By keys otherwise: every tracked, untruncated key is
      * observed with its estimate. Loss: by keys, the snapshot's untracked counts and truncated keys; both ways,
@@ -944,7 +896,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     /**
      * The fingerprint of this sketch's hash function (equal for instances built with the same
-     * {@link Builder#seed}; it does not reveal the seed). Threads: any. Progress: wait-free.
+     * {@link HotkeeperBuilder#seed}; it does not reveal the seed). Threads: any. Progress: wait-free.
      *
      * @throws IllegalStateException if closed
      */
@@ -955,11 +907,11 @@ public final class Hotkeeper implements AutoCloseable {
 
     /**
      * The stream length: the sum of the weights of all observations, plus the total weight of merged snapshots.
-     * Exact with {@link Builder#recordStats()}: each observation adds its weight to its worker's stats stripe (a
+     * Exact with {@link HotkeeperBuilder#recordStats()}: each observation adds its weight to its worker's stats stripe (a
      * line only that worker writes, which the observation writes anyway for the other counters), and this sums
      * the stripes; no shared word is written on the observe path. Without stats it is derived: the sum of the
      * counts the tables hold, a lower bound (counts lost in the eviction lottery, and pending combined counts,
-     * are not in it). A windowed sketch ({@link Builder#window}) always derives it: the weight its slices hold,
+     * are not in it). A windowed sketch ({@link HotkeeperBuilder#window}) always derives it: the weight its slices hold,
      * the window's. Concurrent observations may or may not be included. Threads: any. Progress: wait-free.
      *
      * @throws IllegalStateException if closed
@@ -967,24 +919,12 @@ public final class Hotkeeper implements AutoCloseable {
     public long totalWeight() {
         ensureOpen();
         try {
-            if (window != null) {
-                window.current();
+            if (tables.windowed()) {
+                tables.rotate();
             } else if (stats.recording()) {
                 return stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get();
             }
-            long sum = 0;
-            for (BucketTable t : tables) {
-                for (long b = 0; b < t.bucketCount(); b++) {
-                    for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                        long word = t.readSlotAcquire(b, s);
-                        if (word == 0) {
-                            break;
-                        }
-                        sum += TableLayout.count(word);
-                    }
-                }
-            }
-            return sum;
+            return tables.slotWeight();
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -1001,7 +941,7 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public List<HeavyHitter> heavyHitters(double phi) {
         double threshold = HotkeeperSnapshot.threshold(phi, totalWeight());
-        List<HeavyHitter> all = topK(trackedLimit());
+        List<HeavyHitter> all = topK(tables.trackedLimit());
         int n = 0;
         while (n < all.size() && all.get(n).estimate() >= threshold) {
             n++;
@@ -1012,7 +952,7 @@ public final class Hotkeeper implements AutoCloseable {
     /**
      * Bounds on the true count of the byte-string key that hold together with probability {@code confidence}
      * (docs/theory.md, "Per-key bounds"): the lower bound is the estimate, the upper the estimate plus
-     * {@code totalWeight / (buckets * delta)}. Best with {@link Builder#recordStats()} (an exact total).
+     * {@code totalWeight / (buckets * delta)}. Best with {@link HotkeeperBuilder#recordStats()} (an exact total).
      * Threads: any. Progress: wait-free.
      *
      * @throws IllegalArgumentException if {@code confidence} is not in (0, 1)
@@ -1085,20 +1025,7 @@ public final class Hotkeeper implements AutoCloseable {
         ensureOpen();
         try {
             long countedBefore = stats.recording() ? stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get() : 0;
-            for (int i = 0; i < tables.length; i++) {
-                if (factor == 0) {
-                    clearSlice(i);
-                    continue;
-                }
-                BucketTable t = tables[i];
-                for (long b = 0; b < t.bucketCount(); b++) {
-                    for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                        if (!scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor)) {
-                            break; // occupied slots are a prefix
-                        }
-                    }
-                }
-            }
+            tables.scale(factor);
             if (stats.recording()) {
                 // Volatile add: the stripes are their workers' own, so the total is rebased here instead.
                 mergedWeight.addAndGet(-countedBefore + (long) Math.floor(countedBefore * factor));
@@ -1106,134 +1033,6 @@ public final class Hotkeeper implements AutoCloseable {
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
-    }
-
-    /**
-     * Empties table {@code i} (reset, and a window's rotation), then hands the keys it expelled to the listener
-     * (this thread's queue; the caller is outside any combiner block or shard operation).
-     */
-    private void clearSlice(int i) {
-        BucketTable t = tables[i];
-        KeyShards ks = shardSets == null ? null : shardSets[i];
-        boolean expelled = false;
-        for (long b = 0; b < t.bucketCount(); b++) {
-            long base = b * TableLayout.BUCKET_BYTES;
-            // Up to 4 passes while a racing claim left the bucket's slots out of order.
-            for (int pass = 0; pass < 4; pass++) {
-                for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                    expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
-                }
-                if (inOrder(t, b)) {
-                    break;
-                }
-            }
-        }
-        if (expelled) {
-            ks.deliverExpelled();
-        }
-    }
-
-    /**
-     * Empties one slot. Volatile load of the word; a word with another thread's link lock is waited for; a
-     * tracked word is untracked and locked in one volatile CAS, its entry handed off (KeyShards.replaced, which
-     * clears the link and gives the lock back); then a volatile CAS to 0. Returns whether a key was queued for
-     * the expelled-key listener.
-     */
-    private static boolean clearSlot(BucketTable t, KeyShards ks, long offset) {
-        boolean expelled = false;
-        int waits = 0;
-        while (true) {
-            long word = t.slotVolatile(offset);
-            if (word == 0) {
-                return expelled;
-            }
-            if (TableLayout.promoting(word)) {
-                // Another link lock holder: only it may clear P. It is short, unless it is this very thread (a
-                // key's charAt that resets, or rotates a window, during its own promotion): then, after a bounded
-                // wait, the slot is left as it is rather than waiting forever.
-                if (++waits > LOCK_SPINS + LOCK_YIELDS) {
-                    return expelled;
-                }
-                if (waits > LOCK_SPINS) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
-                continue;
-            }
-            if (TableLayout.tracked(word) && ks != null) {
-                long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
-                if (t.casSlotVolatile(offset, word, locked)) {
-                    expelled |= ks.replaced(offset, word, true);
-                }
-                continue;
-            }
-            if (t.casSlotVolatile(offset, word, 0L)) {
-                return expelled;
-            }
-        }
-    }
-
-    /** Spins, then yields, on another thread's link lock before reset leaves that slot alone (see clearSlot). */
-    private static final int LOCK_SPINS = 1 << 16;
-    private static final int LOCK_YIELDS = 10_000;
-
-    /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
-    private static boolean scaleSlot(BucketTable t, long offset, double factor) {
-        while (true) {
-            long word = t.slotVolatile(offset);
-            if (word == 0) {
-                return false;
-            }
-            long count = TableLayout.count(word);
-            long scaled = Math.max(1, (long) Math.floor(count * factor));
-            if (scaled == count || t.casSlotVolatile(offset, word, word - count + scaled)) {
-                return true;
-            }
-        }
-    }
-
-    /** Whether bucket {@code b}'s occupied slots are a prefix (acquire loads). */
-    private static boolean inOrder(BucketTable t, long b) {
-        boolean empty = false;
-        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-            long word = t.readSlotAcquire(b, s);
-            if (word == 0) {
-                empty = true;
-            } else if (empty) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Enough for every tracked key of every table. */
-    private int trackedLimit() {
-        return (int) Math.min(Integer.MAX_VALUE - 16,
-                table.bucketCount() * TableLayout.SLOTS_PER_BUCKET * tables.length);
-    }
-
-    /**
-     * One table's slot words, key-shard bits cleared; each bucket read from its last slot down (acquire loads),
-     * then its occupied words moved to the front in order (a reset racing with a claim can leave a word above an
-     * emptied slot; the copy keeps it, as a prefix).
-     */
-    private static long[] copyTable(BucketTable t) {
-        long[] words = new long[(int) (t.bucketCount() * TableLayout.SLOTS_PER_BUCKET)];
-        long[] bucket = new long[TableLayout.SLOTS_PER_BUCKET];
-        for (long b = 0; b < t.bucketCount(); b++) {
-            int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
-            for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                bucket[s] = t.readSlotAcquire(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
-            }
-            int used = 0;
-            for (long word : bucket) {
-                if (word != 0) {
-                    words[base + used++] = word;
-                }
-            }
-        }
-        return words;
     }
 
     // ---------------------------------------------------------------- internals
@@ -1340,30 +1139,23 @@ public final class Hotkeeper implements AutoCloseable {
 
     /** The calling thread's table: the only one, its node's, or its worker's. */
     private BucketTable tableFor(long handle) {
-        return multiTable ? tables[tableIndex(handle)] : table;
-    }
-
-    private int tableIndex(long handle) {
-        return workerTableMask >= 0 ? StatsStripes.stripe(handle) & workerTableMask : nodeIndex.getAsInt();
+        return multiTable ? tables.tableFor(handle) : table;
     }
 
     /** The key shards of the calling thread's table. */
     private KeyShards shardsHere(long handle) {
-        return multiTable ? shardSets[tableIndex(handle)] : shards;
+        return multiTable ? tables.shardsFor(handle) : shards;
     }
 
     private long read(long hash) {
         try {
-            if (window != null) {
-                window.current(); // a query rotates too, so old slices leave even when nobody observes
-            }
             // The tables first (acquire loads), then the combiners' pending counts: never a unit counted twice.
-            long sum = multiTable ? 0 : table.estimate(hash);
+            long sum;
             if (multiTable) {
-                // Several tables: a key observed through several has a count in each; its estimate is the sum.
-                for (BucketTable t : tables) {
-                    sum += t.estimate(hash);
-                }
+                tables.rotate(); // a windowed query rotates too, so old slices leave even when nobody observes
+                sum = tables.estimate(hash);
+            } else {
+                sum = table.estimate(hash);
             }
             return combiners == null ? sum : sum + combiners.pending(hash);
         } catch (IllegalStateException e) {
@@ -1401,449 +1193,5 @@ public final class Hotkeeper implements AutoCloseable {
             throw new IllegalArgumentException("weight=" + weight + ": must be >= 1");
         }
         return weight;
-    }
-
-    /**
-     * Configures a {@link Hotkeeper}. Threads: one (not thread-safe). Progress: wait-free except
-     * {@link #build()}, which allocates native memory and may read {@code SecureRandom} (blocking).
-     */
-    public static final class Builder {
-        private long memoryBytes = DEFAULT_MEMORY_BYTES;
-        private boolean seeded;
-        private long seed;
-        /** Null: shared, or per-worker with worker tables. */
-        private SaltMode saltMode;
-        private int saltShards;
-        private double decayBase = DecayLottery.DEFAULT_BASE;
-        private boolean keyShards = true;
-        private int k = DEFAULT_K;
-        private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
-        private int shardCapacity;
-        /** The total budget (memory), or 0: the table size is given (memoryBytes, or the default). */
-        private long totalMemory;
-        private boolean tableSizeGiven;
-        // Options given explicitly, for checkOptions: an option that would have no effect is an error.
-        private boolean maxKeyBytesGiven;
-        private boolean promotionFloorGiven;
-        private boolean combinerGiven;
-        /** Threads the budget is split for; 0: the available processors. */
-        private int expectedThreads;
-        private long promotionFloor = DEFAULT_PROMOTION_FLOOR;
-        private ExpelledKeyListener listener;
-        private Placement placement = Placement.DEFAULT;
-        private int approximateBits;
-        private CombiningMode combining = CombiningMode.AUTO;
-        private int combinerEntries = DEFAULT_COMBINER_ENTRIES;
-        private int flushThreshold = DEFAULT_FLUSH_THRESHOLD;
-        private boolean perNodeTables;
-        private int workerTables = 1;
-        private boolean recordStats;
-        private int[] forcedNodes;
-        private java.util.function.IntSupplier forcedNodeIndex;
-        private java.time.Duration windowSpan;
-        private int windowSlices;
-        private java.util.function.LongSupplier clock = System::nanoTime;
-
-        private Builder() {
-        }
-
-        /**
-         * Opt-in: one bucket table per NUMA node, placed on that node and written only by threads running there,
-         * so no table line crosses nodes on the observe path. Each node's table gets the full
-         * {@code memoryBytes} (N nodes: N times the memory); {@code estimate} sums the node tables and
-         * {@code topK} merges them. With one node (or no libnuma) it is exactly one table. See
-         * docs/deployment.md for the trade-off against one interleaved table.
-         */
-        public Builder perNodeTables(boolean enabled) {
-            this.perNodeTables = enabled;
-            return this;
-        }
-
-        /**
-         * Opt-in: {@code tables} bucket tables (a power of two in 2..64), each with the full {@code memoryBytes}, a
-         * worker writing the table of its stats stripe modulo {@code tables}. With as many tables as threads (worker
-         * ids are given lowest-free-first, so threads that start observing together get consecutive ones) no
-         * table line is written by two cores (the per-thread sketches of the peers, with the merge built in):
-         * observations scale with cores at the price of {@code tables} times the memory and of each table
-         * seeing only its workers' share of the stream. {@code estimate} sums the tables and {@code topK} merges
-         * their top keys, from any thread. The salt defaults to {@link SaltMode#PER_WORKER} here and combining
-         * {@link CombiningMode#AUTO} stays off (a worker's table is already its own). Not with
-         * {@link #perNodeTables}.
-         *
-         * @throws IllegalArgumentException if {@code tables} is not a power of two in 1..64 (1: one shared table)
-         */
-        public Builder workerTables(int tables) {
-            if (tables < 1 || tables > MAX_WORKER_TABLES || Integer.bitCount(tables) != 1) {
-                throw new IllegalArgumentException("workerTables=" + tables + ": must be a power of two in 1.."
-                        + MAX_WORKER_TABLES);
-            }
-            this.workerTables = tables;
-            return this;
-        }
-
-        /**
-         * Test hook: per-node tables for {@code nodes} pretend nodes, the calling thread's node chosen by
-         * {@code nodeOfCurrentThread} (an index into 0..nodes-1). Placement stays as configured.
-         */
-        Builder simulatedNodes(int nodes, java.util.function.IntSupplier nodeOfCurrentThread) {
-            this.perNodeTables = true;
-            this.forcedNodes = new int[nodes];
-            this.forcedNodeIndex = nodeOfCurrentThread;
-            return this;
-        }
-
-        int[] nodeIds() {
-            if (windowSlices > 0) {
-                return new int[windowSlices]; // one table per time slice (placed as configured, not per node)
-            }
-            if (forcedNodes != null) {
-                return forcedNodes.length <= 1 ? new int[] {0} : forcedNodes;
-            }
-            if (!perNodeTables) {
-                return new int[] {0};
-            }
-            io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
-            List<Integer> nodes = numa.isAvailable() ? numa.nodes() : List.of(0);
-            return nodes.stream().mapToInt(Integer::intValue).toArray();
-        }
-
-        java.util.function.IntSupplier nodeIndex(int[] nodeIds) {
-            if (forcedNodeIndex != null) {
-                return forcedNodeIndex;
-            }
-            io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
-            int[] indexOfNode = new int[java.util.Arrays.stream(nodeIds).max().orElse(0) + 1];
-            for (int i = 0; i < nodeIds.length; i++) {
-                indexOfNode[nodeIds[i]] = i;
-            }
-            return () -> {
-                int node = numa.currentNode();
-                return node >= 0 && node < indexOfNode.length ? indexOfNode[node] : 0;
-            };
-        }
-
-        /**
-         * Turns on the operation counters of {@link Hotkeeper#stats()}: refreshes, claims, lottery draws and wins,
-         * replacements, promotions, hand-offs, combined units. They live in per-worker stripes (no shared counter),
-         * but every observation then writes its stripe and looks its worker up; off, the observation path touches
-         * no counter at all and {@code stats()} reports zeros. Off by default, like Caffeine's {@code recordStats()}
-         * (docs/performance.md gives the cost).
-         */
-        public Builder recordStats() {
-            this.recordStats = true;
-            return this;
-        }
-
-        /**
-         * Per-worker combining of hot keys. Each worker keeps, in a block of native memory only it writes
-         * ({@code 128 + 16 * entries} bytes, created at its first hot key), the keys it observes most whose table
-         * count reached {@code 2 * flushThreshold}; their repeat observations raise a pending count there instead
-         * of writing the shared table, and every {@code flushThreshold}-th adds them all to the table in one
-         * weighted update. With several threads on skewed streams this takes most observations off the shared
-         * table lines, which other cores would otherwise keep pulling away (docs/performance.md).
-         *
-         * <p>{@link CombiningMode#AUTO} (the default) engages once a second thread has seen a hot key;
-         * {@link CombiningMode#ON} from the start; {@link CombiningMode#OFF} never.
-         *
-         * <p>Bound: {@code estimate} and {@code topK} add every worker's pending counts to the table's, so once
-         * writers pause they equal what the table would hold had every observation gone to it; while a worker is
-         * flushing a key, a concurrent estimate of that key can be low by up to {@code flushThreshold}, never
-         * high. The table alone (the eviction lottery, {@code contains}) lags by at most
-         * {@code flushThreshold - 1} per combining worker and key until {@link Hotkeeper#flush()} or the next
-         * flush. An observation of a combined key returns the count at its worker's last flush plus its pending
-         * count. Observations of weight above 1 are never combined.
-         */
-        public Builder combining(CombiningMode mode) {
-            this.combining = Objects.requireNonNull(mode, "mode");
-            return this;
-        }
-
-        /**
-         * The combiners' size: {@code entries} per worker (a power of two in 16..65536; default 256) and the
-         * observations of a key per flush ({@code flushThreshold}, 2..32768; default 64). See
-         * {@link #combining(CombiningMode)}.
-         */
-        public Builder combiner(int entries, int flushThreshold) {
-            HotKeyCombiners.checkSize(entries, flushThreshold);
-            this.combinerGiven = true;
-            this.combinerEntries = entries;
-            this.flushThreshold = flushThreshold;
-            return this;
-        }
-
-        /**
-         * Opt-in approximate counting for hot keys: a count {@code c >= 2^bits} grows by {@code 2^j} with
-         * probability {@code 2^-j} ({@code j = floor(log2 c) - bits + 1}) instead of by 1. Estimates stay
-         * unbiased with a relative standard error of about {@code 1.63 * 2^(-bits/2)} (1.3% at 14 bits, 0.6% at
-         * 16), counts below {@code 2^bits} stay exact, and a hot key's slot is written by only one refresh in
-         * {@code 2^j}: the shared-write traffic that makes two cores slower than one on skewed streams mostly
-         * disappears. {@code bits} in 4..32; 0 (the default) counts exactly.
-         */
-        public Builder approximateCountsAbove(int bits) {
-            if (bits != 0 && (bits < 4 || bits > 32)) {
-                throw new IllegalArgumentException("approximateCountsAbove=" + bits + ": must be 0 or in 4..32");
-            }
-            this.approximateBits = bits;
-            return this;
-        }
-
-        /**
-         * Where the table, its links, the salt and the stats live: {@link Placement#DEFAULT} (first touch),
-         * {@code LOCAL} (the building thread's node), {@code node(n)}, {@code INTERLEAVE}. Key shards always go
-         * to the node of the thread that owns them. Without libnuma or with one node every policy falls back to
-         * DEFAULT (one log line; {@link Hotkeeper#placement()} says why); a node that does not exist fails in
-         * {@link #build()} with {@link IllegalArgumentException}.
-         */
-        public Builder placement(Placement placement) {
-            this.placement = Objects.requireNonNull(placement, "placement");
-            return this;
-        }
-
-        /**
-         * Whether to keep the real keys of tracked entries in per-worker key shards (default true). Without them
-         * the sketch only answers {@code estimate}; {@code topK} and {@code contains} need them.
-         */
-        public Builder keyShards(boolean enabled) {
-            this.keyShards = enabled;
-            return this;
-        }
-
-        /** Sets {@code k} and the table size {@link Hotkeeper#recommendedMemoryBytes(int)} recommends for it. */
-        public Builder sizedFor(int k) {
-            k(k);
-            return memoryBytes(recommendedMemoryBytes(k));
-        }
-
-        /** Heavy hitters reported by {@code topK()} and tested by {@code contains} (1..100,000; default 100). */
-        public Builder k(int k) {
-            if (k < 1 || k > 100_000) {
-                throw new IllegalArgumentException("k=" + k + ": must be >= 1 and <= 100000");
-            }
-            this.k = k;
-            return this;
-        }
-
-        /**
-         * Longest key stored whole in a key shard (1..4096; default 64). Longer keys are counted exactly like
-         * others (the hash covers every byte) but their shard entry keeps only the first {@code maxKeyBytes}
-         * bytes and {@link HeavyHitter#truncated()} says so.
-         */
-        public Builder maxKeyBytes(int maxKeyBytes) {
-            if (maxKeyBytes < 1 || maxKeyBytes > 4096) {
-                throw new IllegalArgumentException("maxKeyBytes=" + maxKeyBytes + ": must be >= 1 and <= 4096");
-            }
-            this.maxKeyBytes = maxKeyBytes;
-            this.maxKeyBytesGiven = true;
-            return this;
-        }
-
-        /**
-         * Entries per key shard (16..2^20); by default min(table slots, max(1024, 8k)). A full shard evicts one
-         * of its own entries with SIEVE.
-         */
-        public Builder shardCapacity(int shardCapacity) {
-            if (shardCapacity < 16 || shardCapacity > ShardLayout.MAX_ENTRIES) {
-                throw new IllegalArgumentException("shardCapacity=" + shardCapacity + ": must be >= 16 and <= "
-                        + ShardLayout.MAX_ENTRIES);
-            }
-            this.shardCapacity = shardCapacity;
-            return this;
-        }
-
-        /**
-         * The initial count at which a key is recorded in its observer's shard (>= 1; default 1: every key is
-         * tracked from its first observation while the shards have room, so small inputs are exact, docs/theory.md
-         * section 6). The floor rises by itself when a full shard turns away a candidate lighter than its eviction
-         * victim, so it settles where the shards hold the heaviest keys; a higher starting floor keeps keys seen
-         * fewer times out of the shards from the start.
-         */
-        public Builder promotionFloor(long promotionFloor) {
-            if (promotionFloor < 1 || promotionFloor > TableLayout.MAX_COUNT) {
-                throw new IllegalArgumentException("promotionFloor=" + promotionFloor + ": must be >= 1 and <= "
-                        + TableLayout.MAX_COUNT);
-            }
-            this.promotionFloor = promotionFloor;
-            this.promotionFloorGiven = true;
-            return this;
-        }
-
-        /** Receives keys expelled from the table (opt-in; see {@link ExpelledKeyListener}). */
-        public Builder expelledKeyListener(ExpelledKeyListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
-            return this;
-        }
-
-        /**
-         * The size of the bucket table alone, in bytes: 4 KiB .. 64 MiB, rounded down to a power of two number of
-         * 64-byte buckets. The links (as much again, with key shards), the key shards of each promoting worker and
-         * the combiner blocks come on top; {@link #memory(long)} bounds everything instead. Not with
-         * {@code memory}.
-         */
-        public Builder memoryBytes(long memoryBytes) {
-            indexBitsFor(memoryBytes);
-            this.memoryBytes = memoryBytes;
-            this.tableSizeGiven = true;
-            return this;
-        }
-
-        /**
-         * The total native memory of the instance, in bytes: table, links, control, key shards of every worker,
-         * combiner blocks, salt and stats together stay within it however many threads observe. The builder
-         * splits it (docs/design.md, "One memory budget"): fixed parts first (salt, stats if recorded), combiner
-         * blocks up to an eighth, then the largest power-of-two table that fits beside key shards of at least
-         * {@code max(16, 2k)} entries each (1 to 8 per table, shared by the workers in turn), and the rest to the
-         * shards' capacity. {@link Hotkeeper#info()} reports each part. {@code build()} refuses a budget that cannot
-         * hold k keys, naming the minimum. Not with {@link #memoryBytes} or {@link #shardCapacity}.
-         */
-        public Builder memory(long totalBytes) {
-            if (totalBytes < 1) {
-                throw new IllegalArgumentException("memory=" + totalBytes + ": must be positive");
-            }
-            this.totalMemory = totalBytes;
-            return this;
-        }
-
-        /**
-         * Threads expected to observe at once (1..4096; default: the available processors): under
-         * {@link #memory(long)}, how many key shards and combiner blocks the budget is split for. More threads
-         * still work; they share the shards and observe without combining.
-         */
-        public Builder expectedThreads(int threads) {
-            if (threads < 1 || threads > 4096) {
-                throw new IllegalArgumentException("expectedThreads=" + threads + ": must be >= 1 and <= 4096");
-            }
-            this.expectedThreads = threads;
-            return this;
-        }
-
-        /** A fixed hash seed (reproducible runs, tests, merging); without it each instance seeds itself. */
-        public Builder seed(long seed) {
-            this.seeded = true;
-            this.seed = seed;
-            return this;
-        }
-
-        /**
-         * The eviction salt: {@link SaltMode#SHARED} by default, {@link SaltMode#PER_WORKER} by default with
-         * {@link #workerTables}.
-         */
-        public Builder saltMode(SaltMode saltMode) {
-            this.saltMode = Objects.requireNonNull(saltMode, "saltMode");
-            return this;
-        }
-
-        /** Opt in to the sharded salt (same as {@code saltMode(SaltMode.SHARDED)}). */
-        public Builder shardedSalt() {
-            return saltMode(SaltMode.SHARDED);
-        }
-
-        /**
-         * Overrides the sharded salt's shard count (a power of two in 1..32); by default it is the number of
-         * available processors rounded up to a power of two, capped at 32. Only with {@link SaltMode#SHARDED}
-         * ({@code build()} refuses it in the other modes).
-         */
-        public Builder saltShards(int saltShards) {
-            if (saltShards < 1 || saltShards > SaltLayout.MAX_SHARDS || Integer.bitCount(saltShards) != 1) {
-                throw new IllegalArgumentException("saltShards=" + saltShards + ": must be a power of two in 1.."
-                        + SaltLayout.MAX_SHARDS);
-            }
-            this.saltShards = saltShards;
-            return this;
-        }
-
-        /**
-         * The lottery's decay base b in [1.01, 1024]: an occupant with count c loses a draw with probability
-         * b^-c. 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's. Bases other than 2 use a
-         * table of about {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at 1.01); closer
-         * to 1 that table grows without bound ({@link DecayLottery#MIN_BASE}).
-         *
-         * @throws IllegalArgumentException if {@code decayBase} is outside [1.01, 1024] or NaN; the same check as
-         *         {@link DecayLottery#checkBase(double)}
-         */
-        public Builder decayBase(double decayBase) {
-            this.decayBase = DecayLottery.checkBase(decayBase);
-            return this;
-        }
-
-        /**
-         * Windowed mode: estimates, {@code topK}, {@code contains} and {@code totalWeight} cover the last
-         * {@code span} of the clock, through {@code slices} tables (2..64, each with the full {@code memoryBytes}, or an
-         * equal share of {@link #memory(long)})
-         * that take turns: time is cut into slices of {@code span / slices}, observations go to the current
-         * slice's table, queries sum all of them, and when the clock passes into a new slice its table (the oldest
-         * slice) is cleared first. So a query covers between {@code span - span / slices} and {@code span}.
-         * Rotation is done by whichever caller first sees the clock past the slice, one at a time; other
-         * observers and readers never wait for it (docs/design.md). Each observation reads the clock (see
-         * {@link #clock}). Not with {@link #workerTables} or {@link #perNodeTables}.
-         *
-         * @throws IllegalArgumentException if {@code slices} is not in 2..64 or {@code span} is not at least
-         *                                  {@code slices} nanoseconds
-         */
-        public Builder window(java.time.Duration span, int slices) {
-            io.hotkeeper.engine.window.SlidingWindow.checkWindow(span, slices);
-            this.windowSpan = span;
-            this.windowSlices = slices;
-            return this;
-        }
-
-        /**
-         * The clock of {@link #window} in nanoseconds (default {@code System::nanoTime}); tests pass a
-         * controllable one. It is called from any thread, on every observation and query of a windowed sketch.
-         */
-        public Builder clock(java.util.function.LongSupplier nanos) {
-            this.clock = Objects.requireNonNull(nanos, "nanos");
-            return this;
-        }
-
-        /** Allocates the sketch. Threads: one. Progress: blocking. */
-        public Hotkeeper build() {
-            checkOptions();
-            return new Hotkeeper(this);
-        }
-
-        /**
-         * Every check that spans options, in one place: options that exclude each other, and options that would
-         * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
-         */
-        private void checkOptions() {
-            if (totalMemory > 0 && tableSizeGiven) {
-                throw new IllegalArgumentException("memory=" + totalMemory + " and memoryBytes=" + memoryBytes
-                        + " (or sizedFor): choose one (memory is the total budget, memoryBytes the table alone)");
-            }
-            if (expectedThreads > 0 && totalMemory == 0) {
-                throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
-                        + "it only sizes the split of a total budget");
-            }
-            if (!keyShards && (shardCapacity > 0 || maxKeyBytesGiven || promotionFloorGiven || listener != null)) {
-                throw new IllegalArgumentException("keyShards(false) with " + (shardCapacity > 0 ? "shardCapacity"
-                        : maxKeyBytesGiven ? "maxKeyBytes" : promotionFloorGiven ? "promotionFloor"
-                        : "expelledKeyListener") + ": that option needs key shards");
-            }
-            SaltMode effectiveSalt = saltMode != null ? saltMode
-                    : workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
-            if (saltShards > 0 && effectiveSalt != SaltMode.SHARDED) {
-                throw new IllegalArgumentException("saltShards=" + saltShards + " with saltMode " + effectiveSalt
-                        + ": shard counts apply to SaltMode.SHARDED only");
-            }
-            boolean combines = combining == CombiningMode.ON
-                    || combining == CombiningMode.AUTO && workerTables <= 1;
-            if (combinerGiven && !combines) {
-                throw new IllegalArgumentException("combiner(...) with combining " + combining
-                        + (combining == CombiningMode.AUTO ? " and workerTables=" + workerTables
-                        + " (AUTO stays off with worker tables; choose CombiningMode.ON)" : "")
-                        + ": the combiners would never be used");
-            }
-            if (totalMemory > 0 && shardCapacity > 0) {
-                throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
-                        + ": choose one (under a memory budget the builder sizes the shards)");
-            }
-            if (windowSlices > 0 && (workerTables > 1 || perNodeTables || forcedNodes != null)) {
-                throw new IllegalArgumentException("window: not with workerTables or perNodeTables");
-            }
-            if (workerTables > 1 && (perNodeTables || forcedNodes != null)) {
-                throw new IllegalArgumentException("workerTables=" + workerTables
-                        + ": must be 1 with perNodeTables (choose one way to split the table)");
-            }
-        }
     }
 }

@@ -5,7 +5,7 @@ import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 
 /**
- * How one total native budget ({@link Hotkeeper.Builder#memory(long)}) is split between the parts of an
+ * How one total native budget ({@link HotkeeperBuilder#memory(long)}) is split between the parts of an
  * instance (docs/design.md, "One memory budget"). Every part is bounded up front, whatever the number of threads
  * that observe later:
  *

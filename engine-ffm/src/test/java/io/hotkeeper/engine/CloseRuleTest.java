@@ -110,7 +110,7 @@ class CloseRuleTest {
     }
 
     /** The shapes whose methods take different paths (key shards or not, combiners or not, one table or several). */
-    private static final Map<String, Supplier<Hotkeeper.Builder>> SHAPES = new LinkedHashMap<>();
+    private static final Map<String, Supplier<HotkeeperBuilder>> SHAPES = new LinkedHashMap<>();
 
     static {
         SHAPES.put("default", () -> Hotkeeper.builder().memoryBytes(4096).promotionFloor(1));

@@ -38,12 +38,12 @@ class ConfigurationChecksTest {
         build(Hotkeeper.builder().keyShards(false).combining(CombiningMode.OFF));
     }
 
-    private static void refused(Supplier<Hotkeeper.Builder> builder, String message) {
+    private static void refused(Supplier<HotkeeperBuilder> builder, String message) {
         var e = assertThrows(IllegalArgumentException.class, () -> builder.get().build());
         assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 
-    private static void build(Hotkeeper.Builder builder) {
+    private static void build(HotkeeperBuilder builder) {
         try (Hotkeeper hk = builder.build()) {
             hk.observe(1L);
         }

@@ -32,7 +32,7 @@ class MemoryBudgetTest {
             for (int k : KS) {
                 for (int keyBytes : KEY_BYTES) {
                     for (int threads : THREADS) {
-                        Hotkeeper.Builder b = Hotkeeper.builder().memory(budget).k(k).maxKeyBytes(keyBytes)
+                        HotkeeperBuilder b = Hotkeeper.builder().memory(budget).k(k).maxKeyBytes(keyBytes)
                                 .expectedThreads(Math.min(threads, 8)).seed(threads * 31L + k);
                         // Options that add parts, in turn.
                         switch ((built + refused) % 4) {

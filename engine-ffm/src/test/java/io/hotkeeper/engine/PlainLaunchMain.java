@@ -14,7 +14,7 @@ final class PlainLaunchMain {
     }
 
     public static void main(String[] args) {
-        Hotkeeper.Builder builder = Hotkeeper.builder().sizedFor(10).seed(1);
+        HotkeeperBuilder builder = Hotkeeper.builder().sizedFor(10).seed(1);
         if (args.length > 0) {
             builder.placement(Placement.parse(args[0]));
         }

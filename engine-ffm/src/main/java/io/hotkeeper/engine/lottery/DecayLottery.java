@@ -54,7 +54,7 @@ public final class DecayLottery {
     }
 
     /**
-     * The one check of a decay base, shared by this constructor and {@code Hotkeeper.Builder.decayBase}: returns
+     * The one check of a decay base, shared by this constructor and {@code HotkeeperBuilder.decayBase}: returns
      * {@code base} if it is in [{@value #MIN_BASE}, {@value #MAX_BASE}] (NaN is not). Threads: any. Progress:
      * wait-free.
      *

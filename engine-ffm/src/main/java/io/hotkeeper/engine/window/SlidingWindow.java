@@ -8,7 +8,7 @@ import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * The time slices of a windowed sketch ({@code Hotkeeper.Builder.window}): {@code slices} tables, one written at a
+ * The time slices of a windowed sketch ({@code HotkeeperBuilder.window}): {@code slices} tables, one written at a
  * time. Time is cut into slices of {@code span / slices} nanoseconds of the clock; slice epoch {@code e} (the
  * clock's value divided by the slice length) writes table {@code e mod slices}. Queries sum every table, so they
  * cover the current slice and the {@code slices - 1} before it: between {@code span - span / slices} and

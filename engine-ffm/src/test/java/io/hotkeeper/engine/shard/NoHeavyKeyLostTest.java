@@ -3,6 +3,7 @@ package io.hotkeeper.engine.shard;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.table.TableLayout;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class NoHeavyKeyLostTest {
         return (int) (KeyHasher.seeded(SEED).hash(key) & 63);
     }
 
-    private static Hotkeeper.Builder small() {
+    private static HotkeeperBuilder small() {
         return Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1).combining(CombiningMode.OFF);
     }
 

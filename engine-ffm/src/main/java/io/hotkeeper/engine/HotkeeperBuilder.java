@@ -1,0 +1,475 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.combine.CombinerLayout;
+import io.hotkeeper.engine.combine.HotKeyCombiners;
+import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.lottery.DecayLottery;
+import io.hotkeeper.engine.placement.Placement;
+import io.hotkeeper.engine.placement.PlacementReport;
+import io.hotkeeper.engine.placement.RegionAllocator;
+import io.hotkeeper.engine.salt.EvictionSalt;
+import io.hotkeeper.engine.salt.SaltLayout;
+import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.shard.ExpelledKeys;
+import io.hotkeeper.engine.shard.KeyShards;
+import io.hotkeeper.engine.shard.PendingCounts;
+import io.hotkeeper.engine.shard.ShardLayout;
+import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
+import io.hotkeeper.engine.snapshot.KeyBounds;
+import io.hotkeeper.engine.snapshot.MergeReport;
+import io.hotkeeper.engine.snapshot.SnapshotKey;
+import io.hotkeeper.engine.stats.StatsLayout;
+import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.window.SlidingWindow;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Configures a {@link Hotkeeper}. Threads: one (not thread-safe). Progress: wait-free except
+ * {@link #build()}, which allocates native memory and may read {@code SecureRandom} (blocking).
+ */
+public final class HotkeeperBuilder {
+    long memoryBytes = Hotkeeper.DEFAULT_MEMORY_BYTES;
+    boolean seeded;
+    long seed;
+    /** Null: shared, or per-worker with worker tables. */
+    SaltMode saltMode;
+    int saltShards;
+    double decayBase = DecayLottery.DEFAULT_BASE;
+    boolean keyShards = true;
+    int k = Hotkeeper.DEFAULT_K;
+    int maxKeyBytes = Hotkeeper.DEFAULT_MAX_KEY_BYTES;
+    int shardCapacity;
+    /** The total budget (memory), or 0: the table size is given (memoryBytes, or the default). */
+    long totalMemory;
+    boolean tableSizeGiven;
+    // Options given explicitly, for checkOptions: an option that would have no effect is an error.
+    boolean maxKeyBytesGiven;
+    boolean promotionFloorGiven;
+    boolean combinerGiven;
+    /** Threads the budget is split for; 0: the available processors. */
+    int expectedThreads;
+    long promotionFloor = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
+    ExpelledKeyListener listener;
+    Placement placement = Placement.DEFAULT;
+    int approximateBits;
+    CombiningMode combining = CombiningMode.AUTO;
+    int combinerEntries = Hotkeeper.DEFAULT_COMBINER_ENTRIES;
+    int flushThreshold = Hotkeeper.DEFAULT_FLUSH_THRESHOLD;
+    boolean perNodeTables;
+    int workerTables = 1;
+    boolean recordStats;
+    int[] forcedNodes;
+    java.util.function.IntSupplier forcedNodeIndex;
+    java.time.Duration windowSpan;
+    int windowSlices;
+    java.util.function.LongSupplier clock = System::nanoTime;
+
+    HotkeeperBuilder() {
+    }
+
+    /**
+     * Opt-in: one bucket table per NUMA node, placed on that node and written only by threads running there,
+     * so no table line crosses nodes on the observe path. Each node's table gets the full
+     * {@code memoryBytes} (N nodes: N times the memory); {@code estimate} sums the node tables and
+     * {@code topK} merges them. With one node (or no libnuma) it is exactly one table. See
+     * docs/deployment.md for the trade-off against one interleaved table.
+     */
+    public HotkeeperBuilder perNodeTables(boolean enabled) {
+        this.perNodeTables = enabled;
+        return this;
+    }
+
+    /**
+     * Opt-in: {@code tables} bucket tables (a power of two in 2..64), each with the full {@code memoryBytes}, a
+     * worker writing the table of its stats stripe modulo {@code tables}. With as many tables as threads (worker
+     * ids are given lowest-free-first, so threads that start observing together get consecutive ones) no
+     * table line is written by two cores (the per-thread sketches of the peers, with the merge built in):
+     * observations scale with cores at the price of {@code tables} times the memory and of each table
+     * seeing only its workers' share of the stream. {@code estimate} sums the tables and {@code topK} merges
+     * their top keys, from any thread. The salt defaults to {@link SaltMode#PER_WORKER} here and combining
+     * {@link CombiningMode#AUTO} stays off (a worker's table is already its own). Not with
+     * {@link #perNodeTables}.
+     *
+     * @throws IllegalArgumentException if {@code tables} is not a power of two in 1..64 (1: one shared table)
+     */
+    public HotkeeperBuilder workerTables(int tables) {
+        if (tables < 1 || tables > Hotkeeper.MAX_WORKER_TABLES || Integer.bitCount(tables) != 1) {
+            throw new IllegalArgumentException("workerTables=" + tables + ": must be a power of two in 1.."
+                    + Hotkeeper.MAX_WORKER_TABLES);
+        }
+        this.workerTables = tables;
+        return this;
+    }
+
+    /**
+     * Test hook: per-node tables for {@code nodes} pretend nodes, the calling thread's node chosen by
+     * {@code nodeOfCurrentThread} (an index into 0..nodes-1). Placement stays as configured.
+     */
+    HotkeeperBuilder simulatedNodes(int nodes, java.util.function.IntSupplier nodeOfCurrentThread) {
+        this.perNodeTables = true;
+        this.forcedNodes = new int[nodes];
+        this.forcedNodeIndex = nodeOfCurrentThread;
+        return this;
+    }
+
+    int[] nodeIds() {
+        if (windowSlices > 0) {
+            return new int[windowSlices]; // one table per time slice (placed as configured, not per node)
+        }
+        if (forcedNodes != null) {
+            return forcedNodes.length <= 1 ? new int[] {0} : forcedNodes;
+        }
+        if (!perNodeTables) {
+            return new int[] {0};
+        }
+        io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
+        List<Integer> nodes = numa.isAvailable() ? numa.nodes() : List.of(0);
+        return nodes.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    java.util.function.IntSupplier nodeIndex(int[] nodeIds) {
+        if (forcedNodeIndex != null) {
+            return forcedNodeIndex;
+        }
+        io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
+        int[] indexOfNode = new int[java.util.Arrays.stream(nodeIds).max().orElse(0) + 1];
+        for (int i = 0; i < nodeIds.length; i++) {
+            indexOfNode[nodeIds[i]] = i;
+        }
+        return () -> {
+            int node = numa.currentNode();
+            return node >= 0 && node < indexOfNode.length ? indexOfNode[node] : 0;
+        };
+    }
+
+    /**
+     * Turns on the operation counters of {@link Hotkeeper#stats()}: refreshes, claims, lottery draws and wins,
+     * replacements, promotions, hand-offs, combined units. They live in per-worker stripes (no shared counter),
+     * but every observation then writes its stripe and looks its worker up; off, the observation path touches
+     * no counter at all and {@code stats()} reports zeros. Off by default, like Caffeine's {@code recordStats()}
+     * (docs/performance.md gives the cost).
+     */
+    public HotkeeperBuilder recordStats() {
+        this.recordStats = true;
+        return this;
+    }
+
+    /**
+     * Per-worker combining of hot keys. Each worker keeps, in a block of native memory only it writes
+     * ({@code 128 + 16 * entries} bytes, created at its first hot key), the keys it observes most whose table
+     * count reached {@code 2 * flushThreshold}; their repeat observations raise a pending count there instead
+     * of writing the shared table, and every {@code flushThreshold}-th adds them all to the table in one
+     * weighted update. With several threads on skewed streams this takes most observations off the shared
+     * table lines, which other cores would otherwise keep pulling away (docs/performance.md).
+     *
+     * <p>{@link CombiningMode#AUTO} (the default) engages once a second thread has seen a hot key;
+     * {@link CombiningMode#ON} from the start; {@link CombiningMode#OFF} never.
+     *
+     * <p>Bound: {@code estimate} and {@code topK} add every worker's pending counts to the table's, so once
+     * writers pause they equal what the table would hold had every observation gone to it; while a worker is
+     * flushing a key, a concurrent estimate of that key can be low by up to {@code flushThreshold}, never
+     * high. The table alone (the eviction lottery, {@code contains}) lags by at most
+     * {@code flushThreshold - 1} per combining worker and key until {@link Hotkeeper#flush()} or the next
+     * flush. An observation of a combined key returns the count at its worker's last flush plus its pending
+     * count. Observations of weight above 1 are never combined.
+     */
+    public HotkeeperBuilder combining(CombiningMode mode) {
+        this.combining = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /**
+     * The combiners' size: {@code entries} per worker (a power of two in 16..65536; default 256) and the
+     * observations of a key per flush ({@code flushThreshold}, 2..32768; default 64). See
+     * {@link #combining(CombiningMode)}.
+     */
+    public HotkeeperBuilder combiner(int entries, int flushThreshold) {
+        HotKeyCombiners.checkSize(entries, flushThreshold);
+        this.combinerGiven = true;
+        this.combinerEntries = entries;
+        this.flushThreshold = flushThreshold;
+        return this;
+    }
+
+    /**
+     * Opt-in approximate counting for hot keys: a count {@code c >= 2^bits} grows by {@code 2^j} with
+     * probability {@code 2^-j} ({@code j = floor(log2 c) - bits + 1}) instead of by 1. Estimates stay
+     * unbiased with a relative standard error of about {@code 1.63 * 2^(-bits/2)} (1.3% at 14 bits, 0.6% at
+     * 16), counts below {@code 2^bits} stay exact, and a hot key's slot is written by only one refresh in
+     * {@code 2^j}: the shared-write traffic that makes two cores slower than one on skewed streams mostly
+     * disappears. {@code bits} in 4..32; 0 (the default) counts exactly.
+     */
+    public HotkeeperBuilder approximateCountsAbove(int bits) {
+        if (bits != 0 && (bits < 4 || bits > 32)) {
+            throw new IllegalArgumentException("approximateCountsAbove=" + bits + ": must be 0 or in 4..32");
+        }
+        this.approximateBits = bits;
+        return this;
+    }
+
+    /**
+     * Where the table, its links, the salt and the stats live: {@link Placement#DEFAULT} (first touch),
+     * {@code LOCAL} (the building thread's node), {@code node(n)}, {@code INTERLEAVE}. Key shards always go
+     * to the node of the thread that owns them. Without libnuma or with one node every policy falls back to
+     * DEFAULT (one log line; {@link Hotkeeper#placement()} says why); a node that does not exist fails in
+     * {@link #build()} with {@link IllegalArgumentException}.
+     */
+    public HotkeeperBuilder placement(Placement placement) {
+        this.placement = Objects.requireNonNull(placement, "placement");
+        return this;
+    }
+
+    /**
+     * Whether to keep the real keys of tracked entries in per-worker key shards (default true). Without them
+     * the sketch only answers {@code estimate}; {@code topK} and {@code contains} need them.
+     */
+    public HotkeeperBuilder keyShards(boolean enabled) {
+        this.keyShards = enabled;
+        return this;
+    }
+
+    /** Sets {@code k} and the table size {@link Hotkeeper#recommendedMemoryBytes(int)} recommends for it. */
+    public HotkeeperBuilder sizedFor(int k) {
+        k(k);
+        return memoryBytes(Hotkeeper.recommendedMemoryBytes(k));
+    }
+
+    /** Heavy hitters reported by {@code topK()} and tested by {@code contains} (1..100,000; default 100). */
+    public HotkeeperBuilder k(int k) {
+        if (k < 1 || k > 100_000) {
+            throw new IllegalArgumentException("k=" + k + ": must be >= 1 and <= 100000");
+        }
+        this.k = k;
+        return this;
+    }
+
+    /**
+     * Longest key stored whole in a key shard (1..4096; default 64). Longer keys are counted exactly like
+     * others (the hash covers every byte) but their shard entry keeps only the first {@code maxKeyBytes}
+     * bytes and {@link HeavyHitter#truncated()} says so.
+     */
+    public HotkeeperBuilder maxKeyBytes(int maxKeyBytes) {
+        if (maxKeyBytes < 1 || maxKeyBytes > 4096) {
+            throw new IllegalArgumentException("maxKeyBytes=" + maxKeyBytes + ": must be >= 1 and <= 4096");
+        }
+        this.maxKeyBytes = maxKeyBytes;
+        this.maxKeyBytesGiven = true;
+        return this;
+    }
+
+    /**
+     * Entries per key shard (16..2^20); by default min(table slots, max(1024, 8k)). A full shard evicts one
+     * of its own entries with SIEVE.
+     */
+    public HotkeeperBuilder shardCapacity(int shardCapacity) {
+        if (shardCapacity < 16 || shardCapacity > ShardLayout.MAX_ENTRIES) {
+            throw new IllegalArgumentException("shardCapacity=" + shardCapacity + ": must be >= 16 and <= "
+                    + ShardLayout.MAX_ENTRIES);
+        }
+        this.shardCapacity = shardCapacity;
+        return this;
+    }
+
+    /**
+     * The initial count at which a key is recorded in its observer's shard (>= 1; default 1: every key is
+     * tracked from its first observation while the shards have room, so small inputs are exact, docs/theory.md
+     * section 6). The floor rises by itself when a full shard turns away a candidate lighter than its eviction
+     * victim, so it settles where the shards hold the heaviest keys; a higher starting floor keeps keys seen
+     * fewer times out of the shards from the start.
+     */
+    public HotkeeperBuilder promotionFloor(long promotionFloor) {
+        if (promotionFloor < 1 || promotionFloor > TableLayout.MAX_COUNT) {
+            throw new IllegalArgumentException("promotionFloor=" + promotionFloor + ": must be >= 1 and <= "
+                    + TableLayout.MAX_COUNT);
+        }
+        this.promotionFloor = promotionFloor;
+        this.promotionFloorGiven = true;
+        return this;
+    }
+
+    /** Receives keys expelled from the table (opt-in; see {@link ExpelledKeyListener}). */
+    public HotkeeperBuilder expelledKeyListener(ExpelledKeyListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /**
+     * The size of the bucket table alone, in bytes: 4 KiB .. 64 MiB, rounded down to a power of two number of
+     * 64-byte buckets. The links (as much again, with key shards), the key shards of each promoting worker and
+     * the combiner blocks come on top; {@link #memory(long)} bounds everything instead. Not with
+     * {@code memory}.
+     */
+    public HotkeeperBuilder memoryBytes(long memoryBytes) {
+        Hotkeeper.indexBitsFor(memoryBytes);
+        this.memoryBytes = memoryBytes;
+        this.tableSizeGiven = true;
+        return this;
+    }
+
+    /**
+     * The total native memory of the instance, in bytes: table, links, control, key shards of every worker,
+     * combiner blocks, salt and stats together stay within it however many threads observe. The builder
+     * splits it (docs/design.md, "One memory budget"): fixed parts first (salt, stats if recorded), combiner
+     * blocks up to an eighth, then the largest power-of-two table that fits beside key shards of at least
+     * {@code max(16, 2k)} entries each (1 to 8 per table, shared by the workers in turn), and the rest to the
+     * shards' capacity. {@link Hotkeeper#info()} reports each part. {@code build()} refuses a budget that cannot
+     * hold k keys, naming the minimum. Not with {@link #memoryBytes} or {@link #shardCapacity}.
+     */
+    public HotkeeperBuilder memory(long totalBytes) {
+        if (totalBytes < 1) {
+            throw new IllegalArgumentException("memory=" + totalBytes + ": must be positive");
+        }
+        this.totalMemory = totalBytes;
+        return this;
+    }
+
+    /**
+     * Threads expected to observe at once (1..4096; default: the available processors): under
+     * {@link #memory(long)}, how many key shards and combiner blocks the budget is split for. More threads
+     * still work; they share the shards and observe without combining.
+     */
+    public HotkeeperBuilder expectedThreads(int threads) {
+        if (threads < 1 || threads > 4096) {
+            throw new IllegalArgumentException("expectedThreads=" + threads + ": must be >= 1 and <= 4096");
+        }
+        this.expectedThreads = threads;
+        return this;
+    }
+
+    /** A fixed hash seed (reproducible runs, tests, merging); without it each instance seeds itself. */
+    public HotkeeperBuilder seed(long seed) {
+        this.seeded = true;
+        this.seed = seed;
+        return this;
+    }
+
+    /**
+     * The eviction salt: {@link SaltMode#SHARED} by default, {@link SaltMode#PER_WORKER} by default with
+     * {@link #workerTables}.
+     */
+    public HotkeeperBuilder saltMode(SaltMode saltMode) {
+        this.saltMode = Objects.requireNonNull(saltMode, "saltMode");
+        return this;
+    }
+
+    /** Opt in to the sharded salt (same as {@code saltMode(SaltMode.SHARDED)}). */
+    public HotkeeperBuilder shardedSalt() {
+        return saltMode(SaltMode.SHARDED);
+    }
+
+    /**
+     * Overrides the sharded salt's shard count (a power of two in 1..32); by default it is the number of
+     * available processors rounded up to a power of two, capped at 32. Only with {@link SaltMode#SHARDED}
+     * ({@code build()} refuses it in the other modes).
+     */
+    public HotkeeperBuilder saltShards(int saltShards) {
+        if (saltShards < 1 || saltShards > SaltLayout.MAX_SHARDS || Integer.bitCount(saltShards) != 1) {
+            throw new IllegalArgumentException("saltShards=" + saltShards + ": must be a power of two in 1.."
+                    + SaltLayout.MAX_SHARDS);
+        }
+        this.saltShards = saltShards;
+        return this;
+    }
+
+    /**
+     * The lottery's decay base b in [1.01, 1024]: an occupant with count c loses a draw with probability
+     * b^-c. 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's. Bases other than 2 use a
+     * table of about {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at 1.01); closer
+     * to 1 that table grows without bound ({@link DecayLottery#MIN_BASE}).
+     *
+     * @throws IllegalArgumentException if {@code decayBase} is outside [1.01, 1024] or NaN; the same check as
+     *         {@link DecayLottery#checkBase(double)}
+     */
+    public HotkeeperBuilder decayBase(double decayBase) {
+        this.decayBase = DecayLottery.checkBase(decayBase);
+        return this;
+    }
+
+    /**
+     * Windowed mode: estimates, {@code topK}, {@code contains} and {@code totalWeight} cover the last
+     * {@code span} of the clock, through {@code slices} tables (2..64, each with the full {@code memoryBytes}, or an
+     * equal share of {@link #memory(long)})
+     * that take turns: time is cut into slices of {@code span / slices}, observations go to the current
+     * slice's table, queries sum all of them, and when the clock passes into a new slice its table (the oldest
+     * slice) is cleared first. So a query covers between {@code span - span / slices} and {@code span}.
+     * Rotation is done by whichever caller first sees the clock past the slice, one at a time; other
+     * observers and readers never wait for it (docs/design.md). Each observation reads the clock (see
+     * {@link #clock}). Not with {@link #workerTables} or {@link #perNodeTables}.
+     *
+     * @throws IllegalArgumentException if {@code slices} is not in 2..64 or {@code span} is not at least
+     *                                  {@code slices} nanoseconds
+     */
+    public HotkeeperBuilder window(java.time.Duration span, int slices) {
+        io.hotkeeper.engine.window.SlidingWindow.checkWindow(span, slices);
+        this.windowSpan = span;
+        this.windowSlices = slices;
+        return this;
+    }
+
+    /**
+     * The clock of {@link #window} in nanoseconds (default {@code System::nanoTime}); tests pass a
+     * controllable one. It is called from any thread, on every observation and query of a windowed sketch.
+     */
+    public HotkeeperBuilder clock(java.util.function.LongSupplier nanos) {
+        this.clock = Objects.requireNonNull(nanos, "nanos");
+        return this;
+    }
+
+    /** Allocates the sketch. Threads: one. Progress: blocking. */
+    public Hotkeeper build() {
+        checkOptions();
+        return new Hotkeeper(this);
+    }
+
+    /**
+     * Every check that spans options, in one place: options that exclude each other, and options that would
+     * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
+     */
+    private void checkOptions() {
+        if (totalMemory > 0 && tableSizeGiven) {
+            throw new IllegalArgumentException("memory=" + totalMemory + " and memoryBytes=" + memoryBytes
+                    + " (or sizedFor): choose one (memory is the total budget, memoryBytes the table alone)");
+        }
+        if (expectedThreads > 0 && totalMemory == 0) {
+            throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
+                    + "it only sizes the split of a total budget");
+        }
+        if (!keyShards && (shardCapacity > 0 || maxKeyBytesGiven || promotionFloorGiven || listener != null)) {
+            throw new IllegalArgumentException("keyShards(false) with " + (shardCapacity > 0 ? "shardCapacity"
+                    : maxKeyBytesGiven ? "maxKeyBytes" : promotionFloorGiven ? "promotionFloor"
+                    : "expelledKeyListener") + ": that option needs key shards");
+        }
+        SaltMode effectiveSalt = saltMode != null ? saltMode
+                : workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
+        if (saltShards > 0 && effectiveSalt != SaltMode.SHARDED) {
+            throw new IllegalArgumentException("saltShards=" + saltShards + " with saltMode " + effectiveSalt
+                    + ": shard counts apply to SaltMode.SHARDED only");
+        }
+        boolean combines = combining == CombiningMode.ON
+                || combining == CombiningMode.AUTO && workerTables <= 1;
+        if (combinerGiven && !combines) {
+            throw new IllegalArgumentException("combiner(...) with combining " + combining
+                    + (combining == CombiningMode.AUTO ? " and workerTables=" + workerTables
+                    + " (AUTO stays off with worker tables; choose CombiningMode.ON)" : "")
+                    + ": the combiners would never be used");
+        }
+        if (totalMemory > 0 && shardCapacity > 0) {
+            throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
+                    + ": choose one (under a memory budget the builder sizes the shards)");
+        }
+        if (windowSlices > 0 && (workerTables > 1 || perNodeTables || forcedNodes != null)) {
+            throw new IllegalArgumentException("window: not with workerTables or perNodeTables");
+        }
+        if (workerTables > 1 && (perNodeTables || forcedNodes != null)) {
+            throw new IllegalArgumentException("workerTables=" + workerTables
+                    + ": must be 1 with perNodeTables (choose one way to split the table)");
+        }
+    }
+}

@@ -1,0 +1,362 @@
+package io.hotkeeper.engine.core;
+
+import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.shard.KeyShards;
+import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.window.SlidingWindow;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
+
+/**
+ * The bucket tables of one instance and how a thread finds its own: one shared table, one per NUMA node, one per
+ * worker, or one per time slice of a window. It routes a caller to its table and key shards, sums estimates and
+ * merges top keys across tables, and walks every slot for reset, decay, totals and snapshot copies. It holds no
+ * native memory of its own: the tables and shards are regions of the instance's arena.
+ *
+ * <pre>
+ *  partitioning      tables   a thread's table                      queries
+ *  shared            1        the table                             that table
+ *  per node          nodes    its current node's (libnuma)          sum / merge of all tables
+ *  per worker        2..64    worker id modulo the count            sum / merge of all tables
+ *  window            slices   the current time slice's              sum / merge; a new slice clears its table
+ * </pre>
+ *
+ * Thread-safety: every method may be called from any thread; the set itself is immutable after construction
+ * (the arrays are never written once built), and what it routes to is concurrent. Progress: as stated per method.
+ */
+public final class TableSet {
+    /** Spins, then yields, on another thread's link lock before reset leaves that slot alone (see clearSlot). */
+    private static final int LOCK_SPINS = 1 << 16;
+    private static final int LOCK_YIELDS = 10_000;
+
+    private final BucketTable[] tables;
+    /** Key shards of each table; null when key shards are off. Filled while the tables are built. */
+    private final KeyShards[] shardSets;
+    /** Worker tables: a worker's table is {@code tables[worker & workerTableMask]}; -1 otherwise. */
+    private final int workerTableMask;
+    /** The index of the calling thread's node or time slice; null with one table or worker tables. */
+    private final IntSupplier sliceOrNode;
+    /** The time slices of a windowed set; null otherwise. */
+    private final SlidingWindow window;
+
+    /**
+     * A set over {@code tables} (and their key shards, or null), routed by worker id modulo the count when
+     * {@code workerTableMask >= 0}, else by {@code nodeIndex} (null with one table), or, with {@code slices > 0},
+     * by the current slice of a window of {@code span} on {@code clock} whose rotation clears a table.
+     */
+    public TableSet(BucketTable[] tables, KeyShards[] shardSets, int workerTableMask, IntSupplier nodeIndex,
+                    Duration span, int slices, LongSupplier clock) {
+        this.tables = tables;
+        this.shardSets = shardSets;
+        this.workerTableMask = workerTableMask;
+        this.window = slices == 0 ? null : new SlidingWindow(span, slices, clock, this::clearSlice);
+        this.sliceOrNode = window != null ? window::current : nodeIndex;
+    }
+
+    // ---------------------------------------------------------------- routing
+
+    /** Whether there is more than one table: estimates sum and top keys merge. Wait-free. */
+    public boolean multiple() {
+        return tables.length > 1;
+    }
+
+    /** Number of tables. Wait-free. */
+    public int count() {
+        return tables.length;
+    }
+
+    /** Table {@code i}. Wait-free. */
+    public BucketTable table(int i) {
+        return tables[i];
+    }
+
+    /** The key shards of table {@code i}, or null (key shards off, or none created yet). Wait-free. */
+    public KeyShards shards(int i) {
+        return shardSets == null ? null : shardSets[i];
+    }
+
+    /** Whether the tables track keys in key shards. Wait-free. */
+    public boolean hasShards() {
+        return shardSets != null;
+    }
+
+    /** The key shards of every table, in table order; empty without key shards. Wait-free. */
+    public List<KeyShards> shardSets() {
+        return shardSets == null ? List.of() : List.of(shardSets);
+    }
+
+    /** The index of the table of the caller, whose worker handle is {@code handle}. Wait-free. */
+    public int indexFor(long handle) {
+        return workerTableMask >= 0 ? io.hotkeeper.engine.stats.StatsStripes.stripe(handle) & workerTableMask
+                : sliceOrNode.getAsInt();
+    }
+
+    /** The caller's table (several tables only; with one, callers keep it themselves). Wait-free. */
+    public BucketTable tableFor(long handle) {
+        return tables[indexFor(handle)];
+    }
+
+    /** The key shards of the caller's table. Wait-free. */
+    public KeyShards shardsFor(long handle) {
+        return shardSets[indexFor(handle)];
+    }
+
+    /** A windowed set moves to the clock's slice (a query rotates too, so old slices leave). Lock-free. */
+    public void rotate() {
+        if (window != null) {
+            window.current();
+        }
+    }
+
+    /** Whether the set is a window. Wait-free. */
+    public boolean windowed() {
+        return window != null;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * The tables' estimate of the key of {@code hash}: its slot's count (acquire loads), summed over the tables,
+     * where a key observed through several has a count in each. Wait-free.
+     */
+    public long estimate(long hash) {
+        long sum = 0;
+        for (BucketTable t : tables) {
+            sum += t.estimate(hash);
+        }
+        return sum;
+    }
+
+    /**
+     * The {@code n} heaviest tracked keys. One table: its shards' top keys. Several: the union of every table's
+     * top keys, each re-estimated by {@code estimateOfKey} (the sum over all tables); a truncated key, whose
+     * bytes do not give its hash, keeps the sum of the tables that reported it. Wait-free.
+     */
+    public List<HeavyHitter> topK(int n, ToLongFunction<byte[]> estimateOfKey) {
+        if (tables.length == 1) {
+            return shardSets[0].topK(n);
+        }
+        Map<ByteBuffer, HeavyHitter> merged = new HashMap<>();
+        for (KeyShards s : shardSets) {
+            for (HeavyHitter h : s.topK(n)) {
+                merged.merge(ByteBuffer.wrap(h.key()), h, (a, c) -> new HeavyHitter(a.key(),
+                        a.estimate() + c.estimate(), a.truncated(), a.kind()));
+            }
+        }
+        List<HeavyHitter> out = new ArrayList<>(merged.size());
+        for (HeavyHitter h : merged.values()) {
+            out.add(h.truncated() ? h
+                    : new HeavyHitter(h.key(), estimateOfKey.applyAsLong(h.key()), false, h.kind()));
+        }
+        out.sort((a, c) -> Long.compare(c.estimate(), a.estimate()));
+        return out.size() > n ? List.copyOf(out.subList(0, n)) : out;
+    }
+
+    /** Enough for every tracked key of every table. Wait-free. */
+    public int trackedLimit() {
+        return (int) Math.min(Integer.MAX_VALUE - 16,
+                tables[0].bucketCount() * TableLayout.SLOTS_PER_BUCKET * tables.length);
+    }
+
+    /** Key shards created over all tables. Wait-free. */
+    public int shardCount() {
+        int n = 0;
+        for (KeyShards s : shardSets()) {
+            n += s.shardCount();
+        }
+        return n;
+    }
+
+    /** Bytes of the key shards created over all tables. Wait-free. */
+    public long shardBytes() {
+        long n = 0;
+        for (KeyShards s : shardSets()) {
+            n += s.byteSize();
+        }
+        return n;
+    }
+
+    /** Bytes of all tables. Wait-free. */
+    public long tableBytes() {
+        return tables[0].byteSize() * tables.length;
+    }
+
+    /** Reaps the caller's key shard of every table (see KeyShards.drainCurrent). Wait-free. */
+    public void drainCurrent() {
+        for (KeyShards s : shardSets()) {
+            s.drainCurrent();
+        }
+    }
+
+    /** The sum of every slot's count (acquire loads): the weight the tables hold. Wait-free. */
+    public long slotWeight() {
+        long sum = 0;
+        for (BucketTable t : tables) {
+            for (long b = 0; b < t.bucketCount(); b++) {
+                for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                    long word = t.readSlotAcquire(b, s);
+                    if (word == 0) {
+                        break;
+                    }
+                    sum += TableLayout.count(word);
+                }
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Every table's slot words, key-shard bits cleared; each bucket read from its last slot down (acquire loads),
+     * then its occupied words moved to the front in order (a reset racing with a claim can leave a word above an
+     * emptied slot; the copy keeps it, as a prefix). Wait-free.
+     */
+    public List<long[]> copyTables() {
+        List<long[]> copies = new ArrayList<>(tables.length);
+        for (BucketTable t : tables) {
+            long[] words = new long[(int) (t.bucketCount() * TableLayout.SLOTS_PER_BUCKET)];
+            long[] bucket = new long[TableLayout.SLOTS_PER_BUCKET];
+            for (long b = 0; b < t.bucketCount(); b++) {
+                int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
+                for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                    bucket[s] = t.readSlotAcquire(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
+                }
+                int used = 0;
+                for (long word : bucket) {
+                    if (word != 0) {
+                        words[base + used++] = word;
+                    }
+                }
+            }
+            copies.add(words);
+        }
+        return copies;
+    }
+
+    // ---------------------------------------------------------------- reset and decay
+
+    /**
+     * Every table emptied ({@code factor == 0}; see clearSlice) or every count scaled by {@code factor} in
+     * (0, 1), rounded down but never below 1 (a slot is never emptied, so occupied slots stay a prefix). Progress:
+     * lock-free for decay; for reset, blocking only on another thread's link lock, boundedly (see clearSlot).
+     */
+    public void scale(double factor) {
+        for (int i = 0; i < tables.length; i++) {
+            if (factor == 0) {
+                clearSlice(i);
+                continue;
+            }
+            BucketTable t = tables[i];
+            for (long b = 0; b < t.bucketCount(); b++) {
+                for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                    if (!scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor)) {
+                        break; // occupied slots are a prefix
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Empties table {@code i} (reset, and a window's rotation), then hands the keys it expelled to the listener
+     * (this thread's queue; the caller is outside any combiner block or shard operation).
+     */
+    private void clearSlice(int i) {
+        BucketTable t = tables[i];
+        KeyShards ks = shardSets == null ? null : shardSets[i];
+        boolean expelled = false;
+        for (long b = 0; b < t.bucketCount(); b++) {
+            long base = b * TableLayout.BUCKET_BYTES;
+            // Up to 4 passes while a racing claim left the bucket's slots out of order.
+            for (int pass = 0; pass < 4; pass++) {
+                for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                    expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
+                }
+                if (inOrder(t, b)) {
+                    break;
+                }
+            }
+        }
+        if (expelled) {
+            ks.deliverExpelled();
+        }
+    }
+
+    /**
+     * Empties one slot. Volatile load of the word; a word with another thread's link lock is waited for; a
+     * tracked word is untracked and locked in one volatile CAS, its entry handed off (KeyShards.replaced, which
+     * clears the link and gives the lock back); then a volatile CAS to 0. Returns whether a key was queued for
+     * the expelled-key listener.
+     */
+    private static boolean clearSlot(BucketTable t, KeyShards ks, long offset) {
+        boolean expelled = false;
+        int waits = 0;
+        while (true) {
+            long word = t.slotVolatile(offset);
+            if (word == 0) {
+                return expelled;
+            }
+            if (TableLayout.promoting(word)) {
+                // Another link lock holder: only it may clear P. It is short, unless it is this very thread (a
+                // key's charAt that resets, or rotates a window, during its own promotion): then, after a bounded
+                // wait, the slot is left as it is rather than waiting forever.
+                if (++waits > LOCK_SPINS + LOCK_YIELDS) {
+                    return expelled;
+                }
+                if (waits > LOCK_SPINS) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
+                continue;
+            }
+            if (TableLayout.tracked(word) && ks != null) {
+                long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
+                if (t.casSlotVolatile(offset, word, locked)) {
+                    expelled |= ks.replaced(offset, word, true);
+                }
+                continue;
+            }
+            if (t.casSlotVolatile(offset, word, 0L)) {
+                return expelled;
+            }
+        }
+    }
+
+    /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
+    private static boolean scaleSlot(BucketTable t, long offset, double factor) {
+        while (true) {
+            long word = t.slotVolatile(offset);
+            if (word == 0) {
+                return false;
+            }
+            long count = TableLayout.count(word);
+            long scaled = Math.max(1, (long) Math.floor(count * factor));
+            if (scaled == count || t.casSlotVolatile(offset, word, word - count + scaled)) {
+                return true;
+            }
+        }
+    }
+
+    /** Whether bucket {@code b}'s occupied slots are a prefix (acquire loads). */
+    private static boolean inOrder(BucketTable t, long b) {
+        boolean empty = false;
+        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+            long word = t.readSlotAcquire(b, s);
+            if (word == 0) {
+                empty = true;
+            } else if (empty) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
