@@ -1,5 +1,6 @@
 package io.hotkeeper.bench;
 
+import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;

@@ -1,5 +1,7 @@
 package io.hotkeeper.bench;
 
+import io.hotkeeper.engine.SaltMode;
+import io.hotkeeper.engine.Placement;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.workload.ZipfKeys;
@@ -42,13 +44,13 @@ final class Workloads {
         HotkeeperBuilder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
                 .keyShards(keyShards).approximateCountsAbove(approx)
                 .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
-                .placement(io.hotkeeper.engine.placement.Placement.parse(placement))
+                .placement(io.hotkeeper.engine.Placement.parse(placement))
                 .workerTables(workerTables);
         switch (salt) {
             case "default" -> { }
-            case "shared" -> builder.saltMode(io.hotkeeper.engine.salt.SaltMode.SHARED);
+            case "shared" -> builder.saltMode(io.hotkeeper.engine.SaltMode.SHARED);
             case "sharded" -> builder.shardedSalt();
-            case "perWorker" -> builder.saltMode(io.hotkeeper.engine.salt.SaltMode.PER_WORKER);
+            case "perWorker" -> builder.saltMode(io.hotkeeper.engine.SaltMode.PER_WORKER);
             default -> throw new IllegalArgumentException("salt=" + salt
                     + ": must be default, shared, sharded or perWorker");
         }

@@ -1,6 +1,6 @@
 package io.hotkeeper.cli;
 
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -162,11 +162,11 @@ final class Converters {
     }
 
     /** {@code --numa}: a placement policy ({@code default}, {@code local}, {@code interleave}, {@code node:N}). */
-    static final class Numa implements ITypeConverter<io.hotkeeper.engine.placement.Placement> {
+    static final class Numa implements ITypeConverter<io.hotkeeper.engine.Placement> {
         @Override
-        public io.hotkeeper.engine.placement.Placement convert(String value) {
+        public io.hotkeeper.engine.Placement convert(String value) {
             try {
-                return io.hotkeeper.engine.placement.Placement.parse(value);
+                return io.hotkeeper.engine.Placement.parse(value);
             } catch (IllegalArgumentException e) {
                 throw new TypeConversionException(e.getMessage());
             }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -106,7 +106,7 @@ final class TopCommand implements Callable<Integer> {
     @Option(names = "--numa", paramLabel = "POLICY", defaultValue = "default", converter = Converters.Numa.class,
             description = "NUMA placement of the table: default (first touch), local, interleave, node:N "
                     + "(default: ${DEFAULT-VALUE}). Falls back to default without libnuma or with one node.")
-    io.hotkeeper.engine.placement.Placement numa;
+    io.hotkeeper.engine.Placement numa;
 
     @Option(names = "--seed", paramLabel = "N",
             description = "Hash seed; the same seed, input and --threads 1 give the same output (default: a fixed "

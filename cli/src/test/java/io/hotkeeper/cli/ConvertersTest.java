@@ -1,6 +1,6 @@
 package io.hotkeeper.cli;
 
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.TypeConversionException;
 

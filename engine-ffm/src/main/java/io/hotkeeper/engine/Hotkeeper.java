@@ -4,12 +4,12 @@ import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.combine.HotKeyCombiners;
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.lottery.DecayLottery;
-import io.hotkeeper.engine.placement.Placement;
-import io.hotkeeper.engine.placement.PlacementReport;
+import io.hotkeeper.engine.Placement;
+import io.hotkeeper.engine.PlacementReport;
 import io.hotkeeper.engine.placement.RegionAllocator;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.shard.ExpelledKeys;
 import io.hotkeeper.engine.shard.KeyShards;
 import io.hotkeeper.engine.shard.PendingCounts;
@@ -22,6 +22,7 @@ import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.core.TableSet;
 
 import java.lang.foreign.Arena;
@@ -108,6 +109,11 @@ public final class Hotkeeper implements AutoCloseable {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+        // The project's diagnostics and tests reach the tables through core.Internals (not exported).
+        Internals.install(h -> {
+            h.ensureOpen();
+            return h.tables;
+        });
     }
 
     private final Arena arena;
@@ -681,22 +687,6 @@ public final class Hotkeeper implements AutoCloseable {
         // The report asks the kernel about addresses; it would describe freed regions without complaint.
         ensureOpen();
         return regions.report();
-    }
-
-    /** The key shards (diagnostics, tests, benchmarks); null when disabled. Threads: any. Progress: wait-free. */
-    public KeyShards keyShards() {
-        ensureOpen();
-        return shards;
-    }
-
-    /**
-     * The key shards of every table, in table order: one set, or one per table with per-node or worker tables;
-     * empty when key shards are disabled (diagnostics, integrity checks, tests). Threads: any. Progress:
-     * wait-free.
-     */
-    public List<KeyShards> keyShardSets() {
-        ensureOpen();
-        return tables.shardSets();
     }
 
     // ---------------------------------------------------------------- introspection

@@ -1,6 +1,6 @@
 package io.hotkeeper.engine;
 
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 
 /**
  * The shape of one {@link Hotkeeper} (RedisBloom's {@code TOPK.INFO}, and more).

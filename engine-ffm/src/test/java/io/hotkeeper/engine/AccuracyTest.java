@@ -1,6 +1,6 @@
 package io.hotkeeper.engine;
 
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

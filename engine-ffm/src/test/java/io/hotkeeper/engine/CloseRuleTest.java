@@ -82,8 +82,6 @@ class CloseRuleTest {
         args("flush()", () -> new Object[0]);
         args("info()", () -> new Object[0]);
         args("placement()", () -> new Object[0]);
-        args("keyShards()", () -> new Object[0]);
-        args("keyShardSets()", () -> new Object[0]);
         args("writer()", () -> new Object[0]);
         args("stats()", () -> new Object[0]);
         args("tableBytes()", () -> new Object[0]);

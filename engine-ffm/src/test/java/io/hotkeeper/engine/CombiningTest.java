@@ -1,5 +1,6 @@
 package io.hotkeeper.engine;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.shard.ShardIntegrity;
@@ -197,7 +198,7 @@ class CombiningTest {
                 }
             }
             writer.join();
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             assertEquals(n, hk.estimate(9L));
             assertTrue(reads >= 100, "the reader raced the writer: " + reads + " reads");
         }
@@ -230,7 +231,7 @@ class CombiningTest {
                 }
             });
             other.join();
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             assertEquals(true, hk.info().combiningEngaged());
             for (int i = 0; i < 1000; i++) {
                 hk.observe(5L);

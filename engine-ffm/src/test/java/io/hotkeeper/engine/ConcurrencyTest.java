@@ -1,5 +1,6 @@
 package io.hotkeeper.engine;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.shard.ShardIntegrity;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class ConcurrencyTest {
         // Combining off: every observation must reach the table, so the phase counters add up exactly.
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(3).combining(CombiningMode.OFF).build()) {
             observeTogether(hk, threads, perThread, keys);
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             long total = 0;
             for (long k = 0; k < keys; k++) {
                 long e = hk.estimate(k);
@@ -50,7 +51,7 @@ class ConcurrencyTest {
             }
             executor.shutdown();
             assertTrue(executor.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             assertEquals(tasks * 51L, hk.estimate("hot"));
             HotkeeperStats s = hk.stats();
             assertEquals(tasks * 51L, s.claims() + s.refreshes());
@@ -75,7 +76,7 @@ class ConcurrencyTest {
             }
             executor.shutdown();
             assertTrue(executor.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             assertEquals(tasks * 51L, hk.estimate("hot"));
             assertEquals(tasks * 51L, hk.topK(1).get(0).estimate());
             int blocks = hk.info().combiners();
@@ -111,7 +112,7 @@ class ConcurrencyTest {
             assertTrue(hk.info().combiningEngaged());
             long combinedBefore = hk.stats().combined();
             observeTogether(hk, threads, perThread, keys);
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             for (long k = 0; k < keys; k++) {
                 assertEquals((long) threads * (perThread + warmUp) / keys, hk.estimate(k), "key " + k);
             }

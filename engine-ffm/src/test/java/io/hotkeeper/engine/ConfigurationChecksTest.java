@@ -1,6 +1,6 @@
 package io.hotkeeper.engine;
 
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import org.junit.jupiter.api.Test;
 
 import java.util.function.Supplier;

@@ -46,7 +46,7 @@ class LifecycleTest {
 
     @Test
     void everyRegionIsInThePlacementReportAndAMissingNodeIsAClearError() {
-        try (Hotkeeper hk = Hotkeeper.builder().placement(io.hotkeeper.engine.placement.Placement.LOCAL).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().placement(io.hotkeeper.engine.Placement.LOCAL).build()) {
             hk.observe(1L);
             var report = hk.placement();
             for (String region : new String[] {"table", "links", "salt", "control", "shard"}) {
@@ -55,7 +55,7 @@ class LifecycleTest {
             assertEquals(hk.tableBytes(), report.region("table").bytes());
         }
         var e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().placement(io.hotkeeper.engine.placement.Placement.node(7)).build());
+                () -> Hotkeeper.builder().placement(io.hotkeeper.engine.Placement.node(7)).build());
         assertTrue(e.getMessage().startsWith("node=7: available nodes are"), e.getMessage());
     }
 

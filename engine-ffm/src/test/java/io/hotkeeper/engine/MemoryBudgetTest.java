@@ -1,6 +1,7 @@
 package io.hotkeeper.engine;
 
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.core.Internals;
+import io.hotkeeper.engine.SaltMode;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -76,7 +77,7 @@ class MemoryBudgetTest {
                 assertEquals(1, hk.info().shardLimit());
                 churn(hk, 8, 16);
                 assertEquals(1, hk.info().shards(), "eight workers, one shard");
-                assertEquals(List.of(), io.hotkeeper.engine.shard.ShardIntegrity.violations(hk.keyShards()),
+                assertEquals(List.of(), io.hotkeeper.engine.shard.ShardIntegrity.violations(Internals.keyShards(hk)),
                         "round " + round);
                 assertTrue(hk.info().nativeBytes() <= 64 * 1024);
             }

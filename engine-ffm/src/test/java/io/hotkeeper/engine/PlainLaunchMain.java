@@ -1,6 +1,6 @@
 package io.hotkeeper.engine;
 
-import io.hotkeeper.engine.placement.Placement;
+import io.hotkeeper.engine.Placement;
 
 /**
  * What an application does with a default sketch, run by {@link PlainLaunchTest} in a child JVM started with no

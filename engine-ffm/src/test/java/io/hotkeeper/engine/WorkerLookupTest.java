@@ -1,6 +1,6 @@
 package io.hotkeeper.engine;
 
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.worker.Workers;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,8 @@
 package io.hotkeeper.engine;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.hash.KeyHasher;
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.shard.ShardIntegrity;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,7 @@ class WorkerTablesTest {
                         hk.observe(keys.get(i), 1000);
                     }
                 }, () -> { }, () -> { }, () -> hk.observe(keys.get(8)));
-                ShardIntegrity.checkAll(hk.keyShardSets());
+                ShardIntegrity.checkAll(Internals.keyShardSets(hk));
                 assertEquals(tables, hk.info().tables());
                 assertEquals(tables * MEMORY, hk.tableBytes());
                 if (tables == 1) {
@@ -77,7 +78,7 @@ class WorkerTablesTest {
                 }
                 hk.observe("b-only", 30);
             }, () -> { }, () -> { });
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             assertEquals(150, hk.estimate("shared-key"), "the estimate sums the worker tables");
             List<HeavyHitter> top = hk.topK(10);
             assertEquals(List.of("shared-key", "b-only", "a-only"), top.stream().map(HeavyHitter::keyAsString).toList());
@@ -105,7 +106,7 @@ class WorkerTablesTest {
             for (Thread w : workers) {
                 w.join();
             }
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             long[] top = hk.topK(100).stream().mapToLong(HeavyHitter::keyAsLong).toArray();
             double precision = Streams.precision(top, exact, 100);
             System.out.printf("worker tables (2 x 16 KiB), 2 threads, Zipf 1.0: precision@100=%.3f%n", precision);
@@ -127,7 +128,7 @@ class WorkerTablesTest {
             for (Thread t : threads) {
                 t.join();
             }
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             assertEquals(10_000, hk.estimate(7L));
             assertEquals(10_000, hk.topK(1).get(0).estimate());
         }

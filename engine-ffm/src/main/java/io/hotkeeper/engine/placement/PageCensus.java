@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.placement;
 
+import io.hotkeeper.engine.RegionPlacement;
 import io.hotkeeper.numa.Numa;
 import io.hotkeeper.numa.NumaException;
 

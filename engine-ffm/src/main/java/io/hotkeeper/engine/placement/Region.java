@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.placement;
 
+import io.hotkeeper.engine.Placement;
 import java.lang.foreign.MemorySegment;
 
 /**

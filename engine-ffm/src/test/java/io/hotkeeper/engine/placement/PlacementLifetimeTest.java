@@ -1,5 +1,7 @@
 package io.hotkeeper.engine.placement;
 
+import io.hotkeeper.engine.Placement;
+import io.hotkeeper.engine.RegionPlacement;
 import io.hotkeeper.numa.Numa;
 import org.junit.jupiter.api.Test;
 

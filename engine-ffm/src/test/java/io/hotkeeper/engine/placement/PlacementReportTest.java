@@ -1,5 +1,8 @@
 package io.hotkeeper.engine.placement;
 
+import io.hotkeeper.engine.Placement;
+import io.hotkeeper.engine.PlacementReport;
+import io.hotkeeper.engine.RegionPlacement;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -42,15 +45,6 @@ class PlacementReportTest {
                 region  size   requested  effective  pages  untouched  pages per node  note
                 table   4 KiB  default    default        1          0  0:1
                 """, report.format());
-    }
-
-    @Test
-    void sizesUseTheLargestExactUnit() {
-        assertEquals("128 B", ReportTable.size(128));
-        assertEquals("12 KiB", ReportTable.size(12 * 1024));
-        assertEquals("1025 KiB", ReportTable.size(1025 * 1024));
-        assertEquals("3 GiB", ReportTable.size(3L << 30));
-        assertEquals("100 B", ReportTable.size(100));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.placement;
 
+import io.hotkeeper.engine.Placement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

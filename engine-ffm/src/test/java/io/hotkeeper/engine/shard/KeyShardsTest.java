@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.shard;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperInfo;
@@ -102,7 +103,7 @@ class KeyShardsTest {
             Thread a = Thread.ofPlatform().start(() -> keys.subList(0, 8).forEach(hk::observe));
             a.join();
             assertEquals(8, hk.stats().promotions());
-            KeyShard shardA = hk.keyShards().shards().getFirst();
+            KeyShard shardA = Internals.keyShards(hk).shards().getFirst();
             assertEquals(8, shardA.live());
             // This thread challenges until it wins: a count of 1 falls to a won draw, the slot changes hands and
             // A's entry is marked dead and pushed on A's stack by this (foreign) thread.
@@ -124,7 +125,7 @@ class KeyShardsTest {
             again.join();
             // A's thread is dead; the new platform thread got A's worker id back or a new one. Either way the
             // entry handed to A's shard is reaped by the shard's next owner operation.
-            long live = hk.keyShards().shards().stream().mapToLong(KeyShard::live).sum();
+            long live = Internals.keyShards(hk).shards().stream().mapToLong(KeyShard::live).sum();
             long tracked = hk.topK(100).size();
             assertTrue(live >= tracked);
         }
@@ -162,7 +163,7 @@ class KeyShardsTest {
     }
 
     private static KeyShard shardOf(Hotkeeper hk, int id) {
-        return hk.keyShards().shards().stream().filter(s -> s.id() == id).findFirst().orElseThrow();
+        return Internals.keyShards(hk).shards().stream().filter(s -> s.id() == id).findFirst().orElseThrow();
     }
 
     @Test
@@ -177,7 +178,7 @@ class KeyShardsTest {
                 }
                 hk.observe("light-" + round, round + 2);
             }
-            KeyShard shard = hk.keyShards().shards().getFirst();
+            KeyShard shard = Internals.keyShards(hk).shards().getFirst();
             assertTrue(shard.live() <= 16);
             List<HeavyHitter> top = hk.topK(16);
             assertEquals("heavy", top.getFirst().keyAsString(), "SIEVE kept the visited heavy key");

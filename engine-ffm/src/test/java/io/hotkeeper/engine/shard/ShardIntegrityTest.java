@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.shard;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.table.TableLayout;
@@ -39,7 +40,7 @@ class ShardIntegrityTest {
                     for (int round = 0; round < 3; round++) {
                         churn(hk, keys, 4, 250_000, round);
                         // Quiescent: the workers were joined.
-                        ShardIntegrity.check(hk.keyShards());
+                        ShardIntegrity.check(Internals.keyShards(hk));
                     }
                     if (capacity == 1024) {
                         assertTrue(hk.stats().handOffs() > 0, "the workload handed tracked entries over: " + hk.stats());
@@ -59,8 +60,8 @@ class ShardIntegrityTest {
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).workerTables(4).promotionFloor(2)
                 .shardCapacity(64).seed(3).build()) {
             churn(hk, keys, 4, 200_000, 0);
-            assertEquals(4, hk.keyShardSets().size());
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            assertEquals(4, Internals.keyShardSets(hk).size());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
         }
     }
 
@@ -108,7 +109,7 @@ class ShardIntegrityTest {
             for (long key : new ZipfKeys(20_000, 0.9).keys(200_000, 11)) {
                 hk.observe(key);
             }
-            shards = hk.keyShards();
+            shards = Internals.keyShards(hk);
             shard = shards.shards().getFirst();
             assertEquals(List.of(), ShardIntegrity.violations(shards), "sound before the corruption");
         }

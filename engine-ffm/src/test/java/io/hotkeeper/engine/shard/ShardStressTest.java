@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.shard;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperStats;
@@ -55,7 +56,7 @@ class ShardStressTest {
                             }
                             hk.observe(keys[(i * 7 + id * 104_729) & mask]);
                         }
-                        hk.keyShards().drainCurrent();
+                        Internals.keyShards(hk).drainCurrent();
                     } catch (Throwable e) {
                         failure.set(e);
                     }
@@ -91,13 +92,13 @@ class ShardStressTest {
             reader.join();
             assertNull(failure.get());
             assertTrue(reads.get() >= 10, "reads: " + reads.get());
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             HotkeeperStats stats = hk.stats();
             assertTrue(capacity < 512 || stats.handOffs() > 1000, "the workload must churn tracked slots: " + stats);
             assertTrue(capacity >= 512 || stats.promotionsMissed() > 0, "full shards must turn candidates away");
 
             // Quiescent now: every tracked slot links a live entry holding a key of that slot.
-            KeyShards shards = hk.keyShards();
+            KeyShards shards = Internals.keyShards(hk);
             long tracked = 0;
             long validated = 0;
             for (HeavyHitter h : hk.topK(Integer.MAX_VALUE / 2)) {
@@ -147,7 +148,7 @@ class ShardStressTest {
     }
 
     private static long hkSlot(Hotkeeper hk, long slotIndex) {
-        return hk.keyShards().slotWord(slotIndex * TableLayout.SLOT_BYTES);
+        return Internals.keyShards(hk).slotWord(slotIndex * TableLayout.SLOT_BYTES);
     }
 
     @Test
@@ -183,7 +184,7 @@ class ShardStressTest {
                 });
             }
             running.await();
-            List<java.lang.foreign.MemorySegment> regions = hk.keyShards().regions();
+            List<java.lang.foreign.MemorySegment> regions = Internals.keyShards(hk).regions();
             hk.close();
             for (Thread w : workers) {
                 w.join(10_000);
@@ -212,7 +213,7 @@ class ShardStressTest {
             executor.shutdown();
             assertTrue(executor.awaitTermination(2, TimeUnit.MINUTES));
             int carriers = Runtime.getRuntime().availableProcessors() + 2;
-            int shards = hk.keyShards().shardCount();
+            int shards = Internals.keyShards(hk).shardCount();
             System.out.printf("100,000 virtual threads -> %d key shards%n", shards);
             assertTrue(shards >= 1 && shards <= carriers, "shards=" + shards);
             assertEquals(1000, hk.topK(2000).size());

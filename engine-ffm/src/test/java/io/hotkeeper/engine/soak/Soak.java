@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.soak;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.placement.NativeBytes;
@@ -214,12 +215,12 @@ public final class Soak {
     private void check(Hotkeeper hk) {
         quiescence.writeLock().lock();
         try {
-            for (KeyShards s : hk.keyShardSets()) {
+            for (KeyShards s : Internals.keyShardSets(hk)) {
                 for (KeyShard shard : s.shards()) {
                     maxZombies = Math.max(maxZombies, shard.maxZombies());
                 }
             }
-            ShardIntegrity.checkAll(hk.keyShardSets());
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
             checks++;
         } catch (Throwable e) {
             failure.compareAndSet(null, e);

@@ -1,8 +1,9 @@
 package io.hotkeeper.jcstress.close;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
-import io.hotkeeper.engine.salt.SaltMode;
+import io.hotkeeper.engine.SaltMode;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -64,7 +65,7 @@ public final class CloseVersusCallsTest {
                 hk.observe(1L);
                 hk.observe("key-1");
             }
-            scope = hk.keyShards().regions().get(0).scope();
+            scope = Internals.keyShards(hk).regions().get(0).scope();
         }
 
         void close() {
@@ -194,7 +195,7 @@ public final class CloseVersusCallsTest {
             t.run(() -> hk.stats().claims() == 2);
             t.run(() -> hk.info().k() == 4 && hk.info().tableBytes() == 4096);
             t.run(() -> hk.placement().region("table") != null);
-            t.run(() -> hk.keyShards() != null);
+            t.run(() -> Internals.keyShards(hk) != null);
             t.run(() -> hk.tableBytes() == 4096);
             t.run(() -> hk.bucketCount() == 64);
             t.run(() -> hk.saltMode() == SaltMode.SHARED && hk.saltShards() == 1);

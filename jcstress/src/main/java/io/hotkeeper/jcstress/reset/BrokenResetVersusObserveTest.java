@@ -1,5 +1,6 @@
 package io.hotkeeper.jcstress.reset;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.shard.KeyShards;
@@ -44,7 +45,7 @@ public class BrokenResetVersusObserveTest {
 
     public BrokenResetVersusObserveTest() {
         hk.observe(ResetVersusObserveTest.K);
-        shards = hk.keyShards();
+        shards = Internals.keyShards(hk);
         table = shards.table();
     }
 

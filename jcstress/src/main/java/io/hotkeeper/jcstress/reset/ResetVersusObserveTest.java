@@ -1,5 +1,6 @@
 package io.hotkeeper.jcstress.reset;
 
+import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.shard.ShardIntegrity;
@@ -63,7 +64,7 @@ public class ResetVersusObserveTest {
     public void arbiter(JJJJ_Result r) {
         r.r2 = hk.estimate(K);
         r.r3 = hk.topK(4).size();
-        r.r4 = ShardIntegrity.violations(hk.keyShards()).size();
+        r.r4 = ShardIntegrity.violations(Internals.keyShards(hk)).size();
         hk.close();
     }
 }

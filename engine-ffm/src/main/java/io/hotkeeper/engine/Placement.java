@@ -1,4 +1,4 @@
-package io.hotkeeper.engine.placement;
+package io.hotkeeper.engine;
 
 import java.util.Locale;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.hotkeeper.engine.salt;
+package io.hotkeeper.engine;
 
 /** How the eviction salt is kept. */
 public enum SaltMode {

@@ -1,4 +1,4 @@
-package io.hotkeeper.engine.placement;
+package io.hotkeeper.engine;
 
 import java.util.ArrayList;
 import java.util.List;

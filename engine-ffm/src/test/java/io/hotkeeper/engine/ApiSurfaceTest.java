@@ -1,0 +1,111 @@
+package io.hotkeeper.engine;
+
+import io.hotkeeper.engine.core.Internals;
+import io.hotkeeper.engine.shard.KeyShards;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The API is the exported packages only: no public method of an API type takes or returns a type of an internal
+ * (unexported) package, and the module exports exactly the API packages. Internals are reachable for the
+ * project's own tools through {@link Internals}, which follows the close rule.
+ */
+class ApiSurfaceTest {
+    private static final Set<String> API_PACKAGES = Set.of("io.hotkeeper.engine", "io.hotkeeper.engine.snapshot");
+
+    @Test
+    void theModuleExportsOnlyTheApiPackages() {
+        Module module = Hotkeeper.class.getModule();
+        if (!module.isNamed()) {
+            // Surefire may run the engine on the class path; the descriptor is then read from the compiled file.
+            var descriptor = java.lang.module.ModuleFinder.of(java.nio.file.Path.of("target/classes"))
+                    .find("io.hotkeeper.engine").orElseThrow().descriptor();
+            Set<String> exported = new java.util.TreeSet<>();
+            descriptor.exports().forEach(e -> {
+                assertTrue(e.targets().isEmpty(), "qualified export " + e);
+                exported.add(e.source());
+            });
+            assertEquals(new java.util.TreeSet<>(API_PACKAGES), exported);
+            return;
+        }
+        for (String p : module.getPackages()) {
+            assertEquals(API_PACKAGES.contains(p), module.isExported(p), p);
+        }
+    }
+
+    @Test
+    void noPublicApiMethodMentionsAnInternalType() throws Exception {
+        List<String> leaks = new ArrayList<>();
+        for (Class<?> api : apiTypes()) {
+            for (Method m : api.getMethods()) {
+                if (m.getDeclaringClass() == Object.class || m.getDeclaringClass().isEnum() && api != m.getDeclaringClass()) {
+                    continue;
+                }
+                check(api, m, m.getGenericReturnType(), leaks);
+                for (Type p : m.getGenericParameterTypes()) {
+                    check(api, m, p, leaks);
+                }
+            }
+        }
+        assertTrue(leaks.isEmpty(), "API methods that expose internal types: " + leaks);
+    }
+
+    @Test
+    void internalsFollowTheCloseRule() {
+        Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).build();
+        hk.observe(1L);
+        KeyShards shards = Internals.keyShards(hk);
+        assertNotNull(shards);
+        assertEquals(List.of(shards), Internals.keyShardSets(hk));
+        hk.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Internals.keyShards(hk));
+        assertEquals(Hotkeeper.CLOSED_MESSAGE, e.getMessage());
+        assertThrows(IllegalStateException.class, () -> Internals.install(h -> null), "installed once");
+    }
+
+    private static void check(Class<?> api, Method m, Type t, List<String> leaks) {
+        if (t instanceof ParameterizedType p) {
+            check(api, m, p.getRawType(), leaks);
+            for (Type a : p.getActualTypeArguments()) {
+                check(api, m, a, leaks);
+            }
+        } else if (t instanceof Class<?> c) {
+            while (c.isArray()) {
+                c = c.getComponentType();
+            }
+            if (c.getPackageName().startsWith("io.hotkeeper.") && !API_PACKAGES.contains(c.getPackageName())) {
+                leaks.add(api.getSimpleName() + "." + m.getName() + " -> " + c.getName());
+            }
+        }
+    }
+
+    /** The public types of the API packages, found from the compiled classes. */
+    private static List<Class<?>> apiTypes() throws Exception {
+        List<Class<?>> out = new ArrayList<>();
+        for (String p : API_PACKAGES) {
+            java.nio.file.Path dir = java.nio.file.Path.of("target/classes", p.replace('.', '/'));
+            try (var files = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path f : files.filter(x -> x.toString().endsWith(".class")).toList()) {
+                    String name = f.getFileName().toString();
+                    Class<?> c = Class.forName(p + "." + name.substring(0, name.length() - 6));
+                    if (java.lang.reflect.Modifier.isPublic(c.getModifiers())) {
+                        out.add(c);
+                    }
+                }
+            }
+        }
+        assertTrue(out.size() > 10, "API types found: " + out);
+        return out;
+    }
+}
