@@ -166,32 +166,11 @@ public final class KeyHasher {
         }
         long length = i;
         for (; i < n; i++) {
-            char c = key.charAt(i);
-            int encoded;
-            int bytes;
-            if (c < 0x80) {
-                encoded = c;
-                bytes = 1;
-            } else if (c < 0x800) {
-                encoded = (0xC0 | (c >>> 6)) | ((0x80 | (c & 0x3F)) << 8);
-                bytes = 2;
-            } else if (Character.isSurrogate(c)) {
-                char low;
-                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(low = key.charAt(i + 1))) {
-                    int cp = Character.toCodePoint(c, low);
-                    i++;
-                    encoded = (0xF0 | (cp >>> 18))
-                            | ((0x80 | ((cp >>> 12) & 0x3F)) << 8)
-                            | ((0x80 | ((cp >>> 6) & 0x3F)) << 16)
-                            | ((0x80 | (cp & 0x3F)) << 24);
-                    bytes = 4;
-                } else {
-                    encoded = '?';
-                    bytes = 1;
-                }
-            } else {
-                encoded = (0xE0 | (c >>> 12)) | ((0x80 | ((c >>> 6) & 0x3F)) << 8) | ((0x80 | (c & 0x3F)) << 16);
-                bytes = 3;
+            long utf8 = Utf8.encode(key, i, n);
+            int encoded = Utf8.bytesOf(utf8);
+            int bytes = Utf8.lengthOf(utf8);
+            if (bytes == 4) {
+                i++; // the low surrogate was part of this character
             }
             for (int b = 0; b < bytes; b++) {
                 word |= ((encoded >>> (b * 8)) & 0xFFL) << (filled * 8);

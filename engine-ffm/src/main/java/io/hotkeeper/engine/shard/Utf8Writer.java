@@ -1,10 +1,12 @@
 package io.hotkeeper.engine.shard;
 
+import io.hotkeeper.engine.hash.Utf8;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Encodes a {@code CharSequence} as UTF-8 straight into native memory, stopping at a byte limit without
+ * Writes a {@code CharSequence} as UTF-8 ({@link Utf8}, the encoder the hash uses) straight into native memory, stopping at a byte limit without
  * splitting a character (unpaired surrogates become '?', as in {@code String.getBytes(UTF_8)}). Static, so that
  * recording a text key allocates nothing.
  *
@@ -25,29 +27,9 @@ final class Utf8Writer {
         int written = 0;
         int n = s.length();
         for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            int encoded;
-            int bytes;
-            if (c < 0x80) {
-                encoded = c;
-                bytes = 1;
-            } else if (c < 0x800) {
-                encoded = (0xC0 | (c >>> 6)) | (0x80 | (c & 0x3F)) << 8;
-                bytes = 2;
-            } else if (Character.isSurrogate(c)) {
-                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    int cp = Character.toCodePoint(c, s.charAt(i + 1));
-                    encoded = (0xF0 | (cp >>> 18)) | (0x80 | ((cp >>> 12) & 0x3F)) << 8
-                            | (0x80 | ((cp >>> 6) & 0x3F)) << 16 | (0x80 | (cp & 0x3F)) << 24;
-                    bytes = 4;
-                } else {
-                    encoded = '?';
-                    bytes = 1;
-                }
-            } else {
-                encoded = (0xE0 | (c >>> 12)) | (0x80 | ((c >>> 6) & 0x3F)) << 8 | (0x80 | (c & 0x3F)) << 16;
-                bytes = 3;
-            }
+            long utf8 = Utf8.encode(s, i, n);
+            int encoded = Utf8.bytesOf(utf8);
+            int bytes = Utf8.lengthOf(utf8);
             if (written + bytes > limit) {
                 return written | TRUNCATED;
             }
