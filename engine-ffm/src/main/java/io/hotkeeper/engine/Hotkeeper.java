@@ -23,6 +23,7 @@ import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.core.Internals;
+import io.hotkeeper.engine.core.NodeTopology;
 import io.hotkeeper.engine.core.TableSet;
 
 import java.lang.foreign.Arena;
@@ -146,7 +147,11 @@ public final class Hotkeeper implements AutoCloseable {
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
-    Hotkeeper(HotkeeperBuilder b) {
+    /**
+     * Builds the instance {@code b} describes (checked by {@link HotkeeperBuilder#build()}), its per-node tables
+     * (if asked for) made for {@code topology}'s nodes.
+     */
+    Hotkeeper(HotkeeperBuilder b, java.util.function.Supplier<NodeTopology> topology) {
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
         this.seeded = b.seeded;
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
@@ -172,7 +177,10 @@ public final class Hotkeeper implements AutoCloseable {
             // Worker tables: a worker's table is its own already, so AUTO never engages there.
             boolean combine = b.combining == CombiningMode.ON
                     || b.combining == CombiningMode.AUTO && b.workerTables <= 1;
-            int[] nodeIds = b.nodeIds();
+            // One table per time slice (placed as configured), per node, or one.
+            NodeTopology nodes = b.windowSlices > 0 || !b.perNodeTables ? null : topology.get();
+            int[] nodeIds = b.windowSlices > 0 ? new int[b.windowSlices] : nodes == null || nodes.nodes().length <= 1
+                    ? new int[] {0} : nodes.nodes();
             int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
             // A total budget (memory(total)) bounds every part up front; otherwise the table size is given and the
             // per-worker parts (shards, combiner blocks) follow the workers.
@@ -217,7 +225,7 @@ public final class Hotkeeper implements AutoCloseable {
             }
             // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
             this.tables = new TableSet(built, shardSets, b.workerTables > 1 ? b.workerTables - 1 : -1,
-                    count == 1 || b.workerTables > 1 || b.windowSlices > 0 ? null : b.nodeIndex(nodeIds),
+                    count == 1 || b.workerTables > 1 || b.windowSlices > 0 ? null : nodes.currentIndex(),
                     b.windowSpan, b.windowSlices, b.clock);
             this.table = built[0];
             this.shards = shardSets == null ? null : shardSets[0];

@@ -23,6 +23,8 @@ import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
+import io.hotkeeper.engine.core.NodeTopology;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -65,8 +67,6 @@ public final class HotkeeperBuilder {
     boolean perNodeTables;
     int workerTables = 1;
     boolean recordStats;
-    int[] forcedNodes;
-    java.util.function.IntSupplier forcedNodeIndex;
     java.time.Duration windowSpan;
     int windowSlices;
     java.util.function.LongSupplier clock = System::nanoTime;
@@ -106,47 +106,6 @@ public final class HotkeeperBuilder {
         }
         this.workerTables = tables;
         return this;
-    }
-
-    /**
-     * Test hook: per-node tables for {@code nodes} pretend nodes, the calling thread's node chosen by
-     * {@code nodeOfCurrentThread} (an index into 0..nodes-1). Placement stays as configured.
-     */
-    HotkeeperBuilder simulatedNodes(int nodes, java.util.function.IntSupplier nodeOfCurrentThread) {
-        this.perNodeTables = true;
-        this.forcedNodes = new int[nodes];
-        this.forcedNodeIndex = nodeOfCurrentThread;
-        return this;
-    }
-
-    int[] nodeIds() {
-        if (windowSlices > 0) {
-            return new int[windowSlices]; // one table per time slice (placed as configured, not per node)
-        }
-        if (forcedNodes != null) {
-            return forcedNodes.length <= 1 ? new int[] {0} : forcedNodes;
-        }
-        if (!perNodeTables) {
-            return new int[] {0};
-        }
-        io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
-        List<Integer> nodes = numa.isAvailable() ? numa.nodes() : List.of(0);
-        return nodes.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    java.util.function.IntSupplier nodeIndex(int[] nodeIds) {
-        if (forcedNodeIndex != null) {
-            return forcedNodeIndex;
-        }
-        io.hotkeeper.numa.Numa numa = io.hotkeeper.numa.Numa.system();
-        int[] indexOfNode = new int[java.util.Arrays.stream(nodeIds).max().orElse(0) + 1];
-        for (int i = 0; i < nodeIds.length; i++) {
-            indexOfNode[nodeIds[i]] = i;
-        }
-        return () -> {
-            int node = numa.currentNode();
-            return node >= 0 && node < indexOfNode.length ? indexOfNode[node] : 0;
-        };
     }
 
     /**
@@ -425,14 +384,14 @@ public final class HotkeeperBuilder {
     /** Allocates the sketch. Threads: one. Progress: blocking. */
     public Hotkeeper build() {
         checkOptions();
-        return new Hotkeeper(this);
+        return new Hotkeeper(this, NodeTopology::system);
     }
 
     /**
      * Every check that spans options, in one place: options that exclude each other, and options that would
      * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
      */
-    private void checkOptions() {
+    void checkOptions() {
         if (totalMemory > 0 && tableSizeGiven) {
             throw new IllegalArgumentException("memory=" + totalMemory + " and memoryBytes=" + memoryBytes
                     + " (or sizedFor): choose one (memory is the total budget, memoryBytes the table alone)");
@@ -464,10 +423,10 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
                     + ": choose one (under a memory budget the builder sizes the shards)");
         }
-        if (windowSlices > 0 && (workerTables > 1 || perNodeTables || forcedNodes != null)) {
+        if (windowSlices > 0 && (workerTables > 1 || perNodeTables)) {
             throw new IllegalArgumentException("window: not with workerTables or perNodeTables");
         }
-        if (workerTables > 1 && (perNodeTables || forcedNodes != null)) {
+        if (workerTables > 1 && perNodeTables) {
             throw new IllegalArgumentException("workerTables=" + workerTables
                     + ": must be 1 with perNodeTables (choose one way to split the table)");
         }

@@ -108,20 +108,20 @@ class CloseRuleTest {
     }
 
     /** The shapes whose methods take different paths (key shards or not, combiners or not, one table or several). */
-    private static final Map<String, Supplier<HotkeeperBuilder>> SHAPES = new LinkedHashMap<>();
+    private static final Map<String, Supplier<Hotkeeper>> SHAPES = new LinkedHashMap<>();
 
     static {
-        SHAPES.put("default", () -> Hotkeeper.builder().memoryBytes(4096).promotionFloor(1));
+        SHAPES.put("default", () -> Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).build());
         SHAPES.put("no key shards, no combining",
-                () -> Hotkeeper.builder().memoryBytes(4096).keyShards(false).combining(CombiningMode.OFF));
-        SHAPES.put("combining on", () -> Hotkeeper.builder().memoryBytes(4096).combining(CombiningMode.ON));
-        SHAPES.put("worker tables", () -> Hotkeeper.builder().memoryBytes(4096).workerTables(2).promotionFloor(1));
+                () -> Hotkeeper.builder().memoryBytes(4096).keyShards(false).combining(CombiningMode.OFF).build());
+        SHAPES.put("combining on", () -> Hotkeeper.builder().memoryBytes(4096).combining(CombiningMode.ON).build());
+        SHAPES.put("worker tables", () -> Hotkeeper.builder().memoryBytes(4096).workerTables(2).promotionFloor(1).build());
         SHAPES.put("per-node tables (2 simulated)",
-                () -> Hotkeeper.builder().memoryBytes(4096).simulatedNodes(2, () -> 0).promotionFloor(1));
+                () -> SimulatedNodes.build(Hotkeeper.builder().memoryBytes(4096).promotionFloor(1), 2, () -> 0));
         SHAPES.put("windowed (4 slices of a minute)", () -> Hotkeeper.builder().memoryBytes(4096)
-                .window(java.time.Duration.ofMinutes(4), 4).promotionFloor(1));
+                .window(java.time.Duration.ofMinutes(4), 4).promotionFloor(1).build());
         SHAPES.put("decay base 1.08, sharded salt", () -> Hotkeeper.builder().memoryBytes(4096).decayBase(1.08)
-                .shardedSalt());
+                .shardedSalt().build());
     }
 
     static List<Method> coveredMethods() {
@@ -158,7 +158,7 @@ class CloseRuleTest {
     /** The argument makers are valid: on an open instance of the default shape every call returns normally. */
     @Test
     void everyCallSucceedsWhileOpen() throws Exception {
-        try (Hotkeeper hk = SHAPES.get("default").get().build()) {
+        try (Hotkeeper hk = SHAPES.get("default").get()) {
             for (Method m : coveredMethods()) {
                 try {
                     m.invoke(hk, ARGUMENTS.get(signature(m)).get());
@@ -174,7 +174,7 @@ class CloseRuleTest {
     @Test
     void everyCallThrowsTheClosedExceptionAfterClose() {
         for (var shape : SHAPES.entrySet()) {
-            Hotkeeper hk = shape.getValue().get().build();
+            Hotkeeper hk = shape.getValue().get();
             for (long key = 0; key < 2000; key++) {
                 hk.observe(key % 50);
                 hk.observe("key-" + (key % 20));
@@ -187,7 +187,7 @@ class CloseRuleTest {
     @Test
     void everyCallThrowsTheClosedExceptionAfterCloseOnAFreshInstance() {
         for (var shape : SHAPES.entrySet()) {
-            assertClosedRule(shape.getValue().get().build(), shape.getKey() + ", fresh");
+            assertClosedRule(shape.getValue().get(), shape.getKey() + ", fresh");
         }
     }
 

@@ -23,8 +23,8 @@ class PerNodeTablesTest {
 
     @Test
     void eachNodeWritesItsOwnTableAndQueriesCombineThem() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(16384).seed(3).promotionFloor(1)
-                .simulatedNodes(2, NODE::get).build()) {
+        try (Hotkeeper hk = SimulatedNodes.build(Hotkeeper.builder().memoryBytes(16384).seed(3).promotionFloor(1),
+                2, NODE::get)) {
             Thread node0 = Thread.ofPlatform().start(() -> {
                 NODE.set(0);
                 for (int i = 0; i < 100; i++) {
