@@ -1,5 +1,8 @@
 package io.hotkeeper.engine.combine;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * The off-heap layout of one worker's hot-key combiner, and of an entry's state word. No other class does offset
  * or bit arithmetic on combiners.
@@ -86,5 +89,24 @@ public final class CombinerLayout {
     /** The pending count of a state word. */
     public static long pending(long state) {
         return state & PENDING_MASK;
+    }
+
+    /**
+     * A combiner block, for debugging: the gate, then every non-empty entry with its hash, base and pending
+     * count, one line each. Plain loads. Threads: any. Progress: wait-free.
+     */
+    public static String describe(MemorySegment block) {
+        StringBuilder out = new StringBuilder("gate=").append(block.get(ValueLayout.JAVA_LONG, GATE)).append('\n');
+        long entries = (block.byteSize() - HEADER_BYTES) / ENTRY_BYTES;
+        for (long e = 0; e < entries; e++) {
+            long at = HEADER_BYTES + e * ENTRY_BYTES;
+            long hash = block.get(ValueLayout.JAVA_LONG, at + HASH);
+            if (hash != 0) {
+                long state = block.get(ValueLayout.JAVA_LONG, at + STATE);
+                out.append("entry ").append(e).append(": hash=0x").append(Long.toHexString(hash)).append(" base=")
+                        .append(base(state)).append(" pending=").append(pending(state)).append('\n');
+            }
+        }
+        return out.toString();
     }
 }

@@ -1,5 +1,8 @@
 package io.hotkeeper.engine.salt;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * The off-heap layout of the eviction salt: one or more 64-bit counters, each alone in a 128-byte region.
  *
@@ -47,5 +50,18 @@ public final class SaltLayout {
         int p = Math.max(1, processors);
         int pow2 = Integer.highestOneBit(p) == p ? p : Integer.highestOneBit(p) << 1;
         return Math.min(MAX_SHARDS, pow2);
+    }
+
+    /**
+     * A salt segment, for debugging: each shard's counter (its next value) on one line. Plain loads. Threads: any.
+     * Progress: wait-free.
+     */
+    public static String describe(MemorySegment salt) {
+        StringBuilder out = new StringBuilder();
+        for (int shard = 0; shard < salt.byteSize() / REGION_BYTES; shard++) {
+            out.append("salt shard ").append(shard).append(": counter=")
+                    .append(salt.get(ValueLayout.JAVA_LONG, counterOffset(shard))).append('\n');
+        }
+        return out.toString();
     }
 }

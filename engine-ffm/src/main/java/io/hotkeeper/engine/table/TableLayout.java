@@ -1,5 +1,8 @@
 package io.hotkeeper.engine.table;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * The off-heap layout of the bucket table, and the packing of a slot word. No other class does offset or bit
  * arithmetic on the table.
@@ -132,5 +135,35 @@ public final class TableLayout {
     /** The spare bits of a hash, in the low 32 bits of the result. */
     public static long spare(long hash) {
         return hash >>> SPARE_SHIFT;
+    }
+
+    /**
+     * A slot word in words, for debugging: {@code empty}, or {@code fp=0x.. count=.. [T] [P]}.
+     */
+    public static String describeWord(long word) {
+        if (word == 0) {
+            return "empty";
+        }
+        return "fp=0x" + Long.toHexString(fingerprint(word)) + " count=" + count(word) + (tracked(word) ? " T" : "")
+                + (promoting(word) ? " P" : "");
+    }
+
+    /**
+     * Buckets {@code first .. first + buckets - 1} of a table segment, one line each, for debugging: every slot
+     * word decoded ({@link #describeWord}). Plain loads: a racing writer may be seen half way through a bucket
+     * (each word itself is read whole). Threads: any. Progress: wait-free.
+     */
+    public static String describe(MemorySegment table, long first, int buckets) {
+        StringBuilder out = new StringBuilder();
+        long last = Math.min(table.byteSize() / BUCKET_BYTES, first + buckets);
+        for (long b = first; b < last; b++) {
+            out.append("bucket ").append(b).append(':');
+            for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+                out.append(s == 0 ? " " : " | ").append(describeWord(
+                        table.get(ValueLayout.JAVA_LONG, slotOffset(b * BUCKET_BYTES, s))));
+            }
+            out.append('\n');
+        }
+        return out.toString();
     }
 }
