@@ -53,6 +53,8 @@ public final class Evaluate {
     private final String split;
     /** Instead of the peers: Hotkeeper alone, one thread, at every table size that fits each budget. */
     private boolean sweep;
+    /** Hotkeeper alone at each budget and thread count (the split it chooses), for quick comparisons. */
+    private boolean hotkeeperOnly;
 
     private Evaluate(int k, String split) {
         this.k = k;
@@ -72,6 +74,7 @@ public final class Evaluate {
         long seed = 42;
         String split = "memory";
         boolean sweep = false;
+        boolean hotkeeperOnly = false;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -95,6 +98,10 @@ public final class Evaluate {
                     sweep = true;
                     i--;
                 }
+                case "--hotkeeper-only" -> {
+                    hotkeeperOnly = true;
+                    i--;
+                }
                 case "--split" -> {
                     split = require(args[i], value);
                     if (!split.equals("memory") && !split.equals("search")) {
@@ -104,7 +111,7 @@ public final class Evaluate {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
                         + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
-                        + " [--split memory|search] [--sweep-splits]");
+                        + " [--split memory|search] [--sweep-splits] [--hotkeeper-only]");
             }
             i++;
         }
@@ -113,6 +120,7 @@ public final class Evaluate {
         }
         Evaluate e = new Evaluate(k, split);
         e.sweep = sweep;
+        e.hotkeeperOnly = hotkeeperOnly;
         System.out.printf(Locale.ROOT, "# Evaluate: k %d, budgets %s B total, threads %s, Hotkeeper split %s, %s, %d processors%n", k,
                 java.util.Arrays.toString(memories), java.util.Arrays.toString(threadCounts), split,
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
@@ -132,7 +140,7 @@ public final class Evaluate {
             e.report(Path.of(f).getFileName() + String.format(Locale.ROOT, ", Zipf %s over its lines, %,d keys,"
                     + " seed %d", wordsExponent, keys, seed), stream, memories, threadCounts);
         }
-        if (sweep) {
+        if (sweep || hotkeeperOnly) {
             return;
         }
         System.out.printf("%n## Summary: precision@%d / ARE (over the reported top %d); † Hotkeeper split by"
@@ -195,6 +203,15 @@ public final class Evaluate {
             for (int threads : threadCounts) {
                 Map<String, Result> results = new LinkedHashMap<>();
                 results.put("hk", measure(hotkeeper(budget, threads), stream, exact));
+                if (hotkeeperOnly) {
+                    Result r = results.get("hk");
+                    System.out.printf(Locale.ROOT, "| %s | %d KiB | %d | %s | %,d B: %s |%n", shortTitle,
+                            budget / 1024, threads, r.cell(), r.bytes(), r.held());
+                    if (r.bytes() > budget) {
+                        throw new IllegalStateException(r.name() + " over budget: " + r.bytes() + " > " + budget);
+                    }
+                    continue;
+                }
                 results.put("ref", measure(Contender.referenceHeavyKeeper(referenceWidth(budget), threads,
                         k), stream, exact));
                 results.put("ds", measure(Contender.dataSketches(dataSketchesMapSize(budget), threads),
