@@ -30,7 +30,8 @@ import java.util.Map;
  * 1.0) over the lines of F ({@link KeyStreams#zipfOverLines}); {@code --memory} a comma list of total budgets in
  * bytes (default 16384,65536,262144); {@code --threads} a comma list (default 1,2); {@code --k} (default 100);
  * {@code --split memory} (default: Hotkeeper built with {@code Builder.memory(budget)} and
- * {@code expectedThreads}) or {@code search} (the split {@link HotkeeperBudget} chooses).
+ * {@code expectedThreads}) or {@code search} (the split {@link HotkeeperBudget} chooses); {@code --hotkeeper-only}
+ * runs Hotkeeper alone, one line per budget and thread count (quick comparisons of the engine's own split).
  *
  * <p>Each contender ({@link Contender}) is fitted to the whole budget: Hotkeeper by {@code memory(budget)} or
  * {@link HotkeeperBudget} (every native byte, all workers' shards and combiners included), the on-heap peers by the bytes of their object
