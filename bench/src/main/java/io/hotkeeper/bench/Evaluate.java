@@ -31,7 +31,8 @@ import java.util.Map;
  * 1.0) over the lines of F ({@link KeyStreams#zipfOverLines}); {@code --memory} a comma list of total budgets in
  * bytes (default 16384,65536,262144); {@code --threads} a comma list (default 1,2); {@code --k} (default 100);
  * {@code --split memory} (default: Hotkeeper built with {@code Builder.memory(budget)} and
- * {@code expectedThreads}) or {@code search} (the split {@link HotkeeperBudget} chooses).
+ * {@code expectedThreads}) or {@code search} (the split {@link HotkeeperBudget} chooses); {@code --hotkeeper-only}
+ * runs Hotkeeper alone, one line per budget and thread count (quick comparisons of the engine's own split).
  *
  * <p>Each contender ({@link Contender}) is fitted to the whole budget: Hotkeeper by {@code memory(budget)} or
  * {@link HotkeeperBudget} (every native byte, all workers' shards and combiners included), the on-heap peers by the bytes of their object
@@ -54,6 +55,8 @@ public final class Evaluate {
     private final String split;
     /** Instead of the peers: Hotkeeper alone, one thread, at every table size that fits each budget. */
     private boolean sweep;
+    /** Hotkeeper alone at each budget and thread count (the split it chooses), for quick comparisons. */
+    private boolean hotkeeperOnly;
 
     private Evaluate(int k, String split) {
         this.k = k;
@@ -73,6 +76,7 @@ public final class Evaluate {
         long seed = 42;
         String split = "memory";
         boolean sweep = false;
+        boolean hotkeeperOnly = false;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -96,6 +100,10 @@ public final class Evaluate {
                     sweep = true;
                     i--;
                 }
+                case "--hotkeeper-only" -> {
+                    hotkeeperOnly = true;
+                    i--;
+                }
                 case "--split" -> {
                     split = require(args[i], value);
                     if (!split.equals("memory") && !split.equals("search")) {
@@ -105,7 +113,7 @@ public final class Evaluate {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
                         + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
-                        + " [--split memory|search] [--sweep-splits]");
+                        + " [--split memory|search] [--sweep-splits] [--hotkeeper-only]");
             }
             i++;
         }
@@ -114,6 +122,7 @@ public final class Evaluate {
         }
         Evaluate e = new Evaluate(k, split);
         e.sweep = sweep;
+        e.hotkeeperOnly = hotkeeperOnly;
         System.out.printf(Locale.ROOT, "# Evaluate: k %d, budgets %s B total, threads %s, Hotkeeper split %s, %s, %d processors%n", k,
                 java.util.Arrays.toString(memories), java.util.Arrays.toString(threadCounts), split,
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
@@ -133,7 +142,7 @@ public final class Evaluate {
             e.report(Path.of(f).getFileName() + String.format(Locale.ROOT, ", Zipf %s over its lines, %,d keys,"
                     + " seed %d", wordsExponent, keys, seed), stream, memories, threadCounts);
         }
-        if (sweep) {
+        if (sweep || hotkeeperOnly) {
             return;
         }
         System.out.printf("%n## Summary: precision@%d / ARE (over the reported top %d); † Hotkeeper split by"
@@ -196,6 +205,15 @@ public final class Evaluate {
             for (int threads : threadCounts) {
                 Map<String, Result> results = new LinkedHashMap<>();
                 results.put("hk", measure(hotkeeper(budget, threads), stream, exact));
+                if (hotkeeperOnly) {
+                    Result r = results.get("hk");
+                    System.out.printf(Locale.ROOT, "| %s | %d KiB | %d | %s | %,d B: %s |%n", shortTitle,
+                            budget / 1024, threads, r.cell(), r.bytes(), r.held());
+                    if (r.bytes() > budget) {
+                        throw new IllegalStateException(r.name() + " over budget: " + r.bytes() + " > " + budget);
+                    }
+                    continue;
+                }
                 results.put("ref", measure(Contender.referenceHeavyKeeper(referenceWidth(budget), threads,
                         k), stream, exact));
                 results.put("ds", measure(Contender.dataSketches(dataSketchesMapSize(budget), threads),

@@ -45,7 +45,7 @@ final class ShowCommand implements Callable<Integer> {
             case json -> {
                 ObjectNode root = Report.JSON.createObjectNode();
                 ObjectNode header = root.putObject("header");
-                header.put("version", HotkeeperSnapshot.FORMAT_VERSION);
+                header.put("version", s.formatVersion());
                 header.put("tableBytes", s.tableBytes());
                 header.put("hasTable", s.hasTable());
                 header.put("k", s.k());
@@ -62,7 +62,7 @@ final class ShowCommand implements Callable<Integer> {
             }
             case tsv -> SnapshotFiles.print(out, SnapshotFiles.top(s, n), format);
             case table -> {
-                out.printf(Locale.ROOT, "snapshot        %s (format version %d)%n", file, HotkeeperSnapshot.FORMAT_VERSION);
+                out.printf(Locale.ROOT, "snapshot        %s (format version %d)%n", file, s.formatVersion());
                 out.printf(Locale.ROOT, "table           %s%s%n", s.tableBytes() + " bytes, " + s.bucketCount()
                         + " buckets", s.hasTable() ? "" : " (not included: merged by keys)");
                 out.printf(Locale.ROOT, "k               %d%n", s.k());

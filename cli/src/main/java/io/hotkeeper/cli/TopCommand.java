@@ -34,7 +34,7 @@ import java.util.function.Supplier;
                         + "read, 130/143 interrupted by SIGINT/SIGTERM (the result so far is printed). "
                         + "Details: docs/cli.md."})
 final class TopCommand implements Callable<Integer> {
-    /** Total sketch memory when --memory is not given (a 1 MiB table at the default k and key length). */
+    /** Total sketch memory when --memory is not given (a 1.75 MiB table at the default k and key length). */
     static final String DEFAULT_MEMORY = "4MiB";
     /** Stored key prefix when --max-key-bytes is not given. */
     static final int DEFAULT_MAX_KEY_BYTES = 256;

@@ -21,6 +21,7 @@ import io.hotkeeper.engine.snapshot.SnapshotKey;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.core.NodeTopology;
@@ -44,7 +45,7 @@ import java.util.Objects;
  * }</pre>
  *
  * <h2>Space</h2>
- * {@code memoryBytes} is rounded down to a power-of-two number of 64-byte buckets of 8 slots (4 KiB .. 64 MiB);
+ * {@code memoryBytes} is rounded down to whole 64-byte buckets of 8 slots (any count, 4 KiB .. 64 MiB);
  * the salt takes 128 bytes per shard and the stats 128 bytes per worker stripe (allocated even with stats off:
  * a stripe also names its worker for the per-worker salt, the combiners and approximate counting), all off-heap
  * in one {@link Arena} owned by the instance.
@@ -187,7 +188,7 @@ public final class Hotkeeper implements AutoCloseable {
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keyShards,
                     count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
                     b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, exclusive));
-            int indexBits = indexBitsFor(plan != null ? plan.tableBytes() : b.memoryBytes);
+            TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes));
             if (saltMode == SaltMode.PER_WORKER) {
                 this.salt = EvictionSalt.perWorker(regions.allocate(arena, "salt", saltBytes, SaltLayout.ALIGNMENT,
                         placement), exclusive + shared);
@@ -208,19 +209,19 @@ public final class Hotkeeper implements AutoCloseable {
                             ? regions.allocate(arena, "combiner", bytes, CombinerLayout.ALIGNMENT, placement)
                             : regions.allocateOnCurrentNode(arena, "combiner", bytes, CombinerLayout.ALIGNMENT),
                     b.combining == CombiningMode.AUTO);
-            long tableBytes = (long) TableLayout.BUCKET_BYTES << indexBits;
+            long tableBytes = geometry.tableBytes();
             BucketTable[] built = new BucketTable[count];
             KeyShards[] shardSets = b.keyShards ? new KeyShards[count] : null;
             for (int i = 0; i < count; i++) {
                 if (b.workerTables > 1) {
                     // Worker tables: table i is written by the workers whose stripe is i modulo the count.
-                    built[i] = buildTable(b, indexBits, tableBytes, placement, "[worker " + i + "]", shardSets, i,
+                    built[i] = buildTable(b, geometry, tableBytes, placement, "[worker " + i + "]", shardSets, i,
                             count);
                 } else {
                     // Per-node tables: table i lives on node i and is written only by threads running there.
                     Placement where = count == 1 || b.windowSlices > 0 ? placement : Placement.node(nodeIds[i]);
                     String suffix = count == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
-                    built[i] = buildTable(b, indexBits, tableBytes, where, suffix, shardSets, i, count);
+                    built[i] = buildTable(b, geometry, tableBytes, where, suffix, shardSets, i, count);
                 }
             }
             // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
@@ -241,14 +242,14 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /** One table (and its key shards) in the given placement; region names end with {@code suffix}. */
-    private BucketTable buildTable(HotkeeperBuilder b, int indexBits, long tableBytes, Placement placement,
+    private BucketTable buildTable(HotkeeperBuilder b, TableGeometry geometry, long tableBytes, Placement placement,
                                    String suffix, KeyShards[] shardSets, int index, int count) {
         MemorySegment tableSegment = regions.allocate(arena, "table" + suffix, tableBytes,
                 TableLayout.TABLE_ALIGNMENT, placement);
         MemorySegment control = regions.allocate(arena, "control" + suffix, BucketTable.CONTROL_BYTES, 128,
                 placement);
         if (!b.keyShards) {
-            return new BucketTable(tableSegment, indexBits, lottery, salt, stats, Long.MAX_VALUE, t -> null,
+            return new BucketTable(tableSegment, geometry, lottery, salt, stats, Long.MAX_VALUE, t -> null,
                     b.approximateBits, control);
         }
         MemorySegment links = regions.allocate(arena, "links" + suffix, tableBytes, TableLayout.TABLE_ALIGNMENT,
@@ -257,7 +258,7 @@ public final class Hotkeeper implements AutoCloseable {
         int capacity = plan != null ? plan.shardCapacity()
                 : b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
         int shardLimit = plan != null ? plan.shards() : 0;
-        return new BucketTable(tableSegment, indexBits, lottery, salt, stats, b.promotionFloor,
+        return new BucketTable(tableSegment, geometry, lottery, salt, stats, b.promotionFloor,
                 t -> shardSets[index] = new KeyShards(t, links, stats, capacity, shardLimit, b.maxKeyBytes,
                         expelledKeys,
                         // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
@@ -272,12 +273,13 @@ public final class Hotkeeper implements AutoCloseable {
                 b.approximateBits, control);
     }
 
-    static int indexBitsFor(long memoryBytes) {
+    /** Buckets of a table of at most {@code memoryBytes}: {@code memoryBytes / 64} (any count, 64 .. 2^20). */
+    static long bucketsFor(long memoryBytes) {
         if (memoryBytes < TableLayout.MIN_TABLE_BYTES || memoryBytes > TableLayout.MAX_TABLE_BYTES) {
             throw new IllegalArgumentException("memoryBytes=" + memoryBytes + ": must be >= "
                     + TableLayout.MIN_TABLE_BYTES + " and <= " + TableLayout.MAX_TABLE_BYTES);
         }
-        return 63 - Long.numberOfLeadingZeros(memoryBytes / TableLayout.BUCKET_BYTES);
+        return TableGeometry.bucketsFor(memoryBytes);
     }
 
     /**
@@ -799,18 +801,16 @@ public final class Hotkeeper implements AutoCloseable {
         ensureOpen();
         try {
             tables.rotate();
-            int indexBits = table.indexBits();
+            TableGeometry geometry = table.geometry();
             List<long[]> copies = tables.copyTables();
             List<SnapshotKey> keys = new java.util.ArrayList<>();
-            // A key's location: the hash bits that pick its bucket and fingerprint.
-            long locationMask = (1L << (indexBits + TableLayout.fingerprintBits(indexBits))) - 1;
             if (shards != null) {
                 for (HeavyHitter h : topK(tables.trackedLimit())) {
                     keys.add(new SnapshotKey(h.key(), h.estimate(), h.truncated(), h.kind(),
-                            h.truncated() ? SnapshotKey.NO_LOCATION : hasher.hash(h.key()) & locationMask));
+                            h.truncated() ? SnapshotKey.NO_LOCATION : geometry.location(hasher.hash(h.key()))));
                 }
             }
-            return HotkeeperSnapshot.of(indexBits, k, shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(),
+            return HotkeeperSnapshot.of(geometry.bucketCount(), k, shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(),
                     lottery.base(), seedFingerprint(), seeded, totalWeight(), copies, keys);
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -838,8 +838,8 @@ public final class Hotkeeper implements AutoCloseable {
         ensureOpen();
         try {
             long handle = observeHandle();
-            int indexBits = table.indexBits();
-            boolean byTable = snapshot.hasTable() && !multiTable && snapshot.indexBits() == indexBits
+            TableGeometry geometry = table.geometry();
+            boolean byTable = snapshot.hasTable() && !multiTable && snapshot.bucketCount() == geometry.bucketCount()
                     && snapshot.seedFingerprint() == seedFingerprint();
             long merged = 0;
             long dropped = 0;
@@ -847,7 +847,9 @@ public final class Hotkeeper implements AutoCloseable {
                 java.util.Map<Long, SnapshotKey> located = new java.util.HashMap<>();
                 for (SnapshotKey key : snapshot.keys()) {
                     if (key.located()) {
-                        located.putIfAbsent(key.location(), key);
+                        // Keyed by the canonical location of its slot (bucket and fingerprint), as the slots below.
+                        located.putIfAbsent(geometry.locationAt(geometry.bucket(key.location()),
+                                geometry.fingerprint(key.location())), key);
                     }
                 }
                 for (int i = 0; i < snapshot.slotCount(); i++) {
@@ -856,8 +858,8 @@ public final class Hotkeeper implements AutoCloseable {
                         continue;
                     }
                     long count = TableLayout.count(word);
-                    long location = (long) (i / TableLayout.SLOTS_PER_BUCKET)
-                            | TableLayout.fingerprint(word) << indexBits;
+                    long location = geometry.locationAt(i / TableLayout.SLOTS_PER_BUCKET,
+                            TableLayout.fingerprint(word));
                     SnapshotKey key = located.get(location);
                     if (key != null) {
                         observeArray(key.key(), 0, key.key().length, count, handle);
@@ -957,17 +959,20 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public KeyBounds bounds(byte[] key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+        return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
+                table.geometry().fingerprintBits(), confidence);
     }
 
     /** {@link #bounds(byte[], double)} of the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
     public KeyBounds bounds(CharSequence key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+        return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
+                table.geometry().fingerprintBits(), confidence);
     }
 
     /** {@link #bounds(byte[], double)} of a {@code long} key. Threads: any. Progress: wait-free. */
     public KeyBounds bounds(long key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight(), table.indexBits(), confidence);
+        return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
+                table.geometry().fingerprintBits(), confidence);
     }
 
     /**

@@ -260,13 +260,14 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * The size of the bucket table alone, in bytes: 4 KiB .. 64 MiB, rounded down to a power of two number of
-     * 64-byte buckets. The links (as much again, with key shards), the key shards of each promoting worker and
+     * The size of the bucket table alone, in bytes: 4 KiB .. 64 MiB, rounded down to whole 64-byte buckets (any
+     * number of them, not only a power of two). The links (as much again, with key shards), the key shards of
+     * each promoting worker and
      * the combiner blocks come on top; {@link #memory(long)} bounds everything instead. Not with
      * {@code memory}.
      */
     public HotkeeperBuilder memoryBytes(long memoryBytes) {
-        Hotkeeper.indexBitsFor(memoryBytes);
+        Hotkeeper.bucketsFor(memoryBytes);
         this.memoryBytes = memoryBytes;
         this.tableSizeGiven = true;
         return this;
@@ -276,9 +277,10 @@ public final class HotkeeperBuilder {
      * The total native memory of the instance, in bytes: table, links, control, key shards of every worker,
      * combiner blocks, salt and stats together stay within it however many threads observe. The builder
      * splits it (docs/design.md, "One memory budget"): fixed parts first (salt, stats if recorded), combiner
-     * blocks up to an eighth, then the largest power-of-two table that fits beside key shards of at least
-     * {@code max(16, 2k)} entries each (1 to 8 per table, shared by the workers in turn), and the rest to the
-     * shards' capacity. {@link Hotkeeper#info()} reports each part. {@code build()} refuses a budget that cannot
+     * blocks up to an eighth, then key shards of {@code max(16, 2k)} entries each (1 to 8 per table, shared
+     * by the workers in turn), and the rest to the table and its links, to the bucket (any bucket count); what
+     * the last partial bucket leaves goes to the shards' capacity. {@link Hotkeeper#info()} reports each part.
+     * {@code build()} refuses a budget that cannot
      * hold k keys, naming the minimum. Not with {@link #memoryBytes} or {@link #shardCapacity}.
      */
     public HotkeeperBuilder memory(long totalBytes) {

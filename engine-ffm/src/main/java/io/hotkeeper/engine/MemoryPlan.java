@@ -2,6 +2,7 @@ package io.hotkeeper.engine;
 
 import io.hotkeeper.engine.shard.ShardLayout;
 import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 
 /**
@@ -14,7 +15,8 @@ import io.hotkeeper.engine.table.TableLayout;
  *         + combiners x blockBytes         hot-key combiner blocks: at most budget / 8, at most one per expected
  *                                          worker, none for one expected worker; workers past the last block
  *                                          observe without combining
- *         + tables x ( 2 x tableBytes      bucket table + its link segment (links only with key shards)
+ *         + tables x ( 2 x tableBytes      bucket table + its link segment (links only with key shards); any
+ *                                          bucket count: everything the shards and control leave, to the bucket
  *                    + 128                 control line (the promotion floor)
  *                    + shards x shardBytes(capacity) )
  *                                          key shards: 1 .. min(expected workers, 8) per table (as many as fit in a
@@ -23,8 +25,14 @@ import io.hotkeeper.engine.table.TableLayout;
  * </pre>
  *
  * The minimum capacity of a shard is {@code max(16, 2k)} entries (a shard keeps the heaviest keys it was given,
- * so one shard alone must hold the top k with room to spare). The table is the largest power of two that fits
- * with those shards; what is left after the table's rounding goes to the shards' capacity.
+ * so one shard alone must hold the top k with room to spare). The shards get that minimum or
+ * {@link #SHARD_SHARE_DIVISOR 1/8} of the table's share, whichever is more (the eighth matters only from about
+ * 100 KiB at k = 100; it keeps small inputs of many distinct keys exact, docs/theory.md section 6); the table (any
+ * bucket count, {@link TableGeometry}) and its links take everything else, and what the table's last partial
+ * bucket leaves goes to the shards' capacity. Beyond that, a byte of table is worth more to accuracy than a byte
+ * of shard: the table holds the candidates' counts, the shards only the keys of those at the top (docs/peers.md,
+ * "Hotkeeper's split": shards 25% and 100% above the minimum were no better, and worse on the flat-topped
+ * license-words stream at 64 KiB).
  *
  * @param budget         the total budget, bytes
  * @param tableBytes     bytes of each bucket table
@@ -37,6 +45,8 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                   long plannedBytes) {
     /** Most shards per table under a budget: beyond this, workers share (promotions are rare once warm). */
     static final int MAX_SHARDS = 8;
+    /** The shards of a table get at least its share divided by this (or the minimum capacity, if more). */
+    static final int SHARD_SHARE_DIVISOR = 8;
 
     /**
      * The split of {@code budget}.
@@ -80,11 +90,14 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                 shards++;
             }
         }
-        long tableBytes = TableLayout.MIN_TABLE_BYTES;
-        while (tableBytes * 2 <= TableLayout.MAX_TABLE_BYTES
-                && tableAndLinks(tableBytes * 2, keyShards) + shards * minShardBytes <= perTable) {
-            tableBytes *= 2;
-        }
+        // Shards at the minimum or an eighth of the share; the table and its links take the rest, to the bucket
+        // (the minimum check above guarantees at least the smallest table; an eighth exceeds the minimum shards
+        // only where the share is 8 times their size, so the smallest table still fits).
+        long shardShare = keyShards ? Math.max(shards * minShardBytes, perTable / SHARD_SHARE_DIVISOR) : 0;
+        long bucketAndLinks = keyShards ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
+        long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,
+                (perTable - BucketTable.CONTROL_BYTES - shardShare) / bucketAndLinks));
+        long tableBytes = buckets * TableLayout.BUCKET_BYTES;
         int capacity = 0;
         if (keyShards) {
             long left = perTable - tableAndLinks(tableBytes, keyShards) - shards * minShardBytes;

@@ -24,22 +24,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the whole top 100 must agree exactly; any difference is a bug in one of the two.
  */
 class DifferentialTest {
-    private static final long MEMORY = 16 * 1024;
     private static final long FLOOR = 8;
 
-    @ParameterizedTest(name = "{0} keys, exponent {1}, decay base {2}")
+    /** 16 KiB (256 buckets, a power of two) and 23,040 B (360 buckets: the multiply-high bucket index). */
+    @ParameterizedTest(name = "{0} keys, exponent {1}, decay base {2}, table {3} B")
     @CsvSource({
-            "100000, 1.0, 2.0",
-            "100000, 0.8, 1.08",
-            "5000, 0.0, 2.0",
-            "200000, 0.0, 1.08",
+            "100000, 1.0, 2.0, 16384",
+            "100000, 0.8, 1.08, 16384",
+            "5000, 0.0, 2.0, 16384",
+            "200000, 0.0, 1.08, 16384",
+            "100000, 1.0, 2.0, 23040",
+            "200000, 0.0, 1.08, 23040",
     })
-    void engineAndSequentialModelAgreeExactly(int items, double exponent, double base) {
+    void engineAndSequentialModelAgreeExactly(int items, double exponent, double base, long memory) {
         long seed = 41;
         long[] stream = new ZipfKeys(items, exponent).keys(1_000_000, 7);
-        SequentialModel model = new SequentialModel(MEMORY, seed, base, FLOOR);
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(seed).decayBase(base)
-                .combining(CombiningMode.OFF).promotionFloor(FLOOR).shardCapacity((int) (MEMORY / 8)).build()) {
+        SequentialModel model = new SequentialModel(memory, seed, base, FLOOR);
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(memory).seed(seed).decayBase(base)
+                .combining(CombiningMode.OFF).promotionFloor(FLOOR).shardCapacity((int) (memory / 8)).build()) {
             for (long key : stream) {
                 hk.observe(key);
                 model.observe(key);

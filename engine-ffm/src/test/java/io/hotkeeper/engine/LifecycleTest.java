@@ -72,9 +72,13 @@ class LifecycleTest {
     }
 
     @Test
-    void tableSizeRoundsDownToPowerOfTwoBuckets() {
+    void tableSizeRoundsDownToWholeBuckets() {
+        // Any bucket count, not only a power of two: 100,000 B holds 1,562 buckets of 64 B.
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(100_000).build()) {
-            assertEquals(65536, hk.tableBytes());
+            assertEquals(99_968, hk.tableBytes());
+            assertEquals(1562, hk.bucketCount());
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(65_536).build()) {
             assertEquals(1024, hk.bucketCount());
         }
     }

@@ -1,6 +1,7 @@
 package io.hotkeeper.engine;
 
 import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import org.junit.jupiter.api.Test;
 
@@ -22,8 +23,8 @@ class PhasesTest {
         java.util.Set<Long> fps = new java.util.HashSet<>();
         for (long k = 1; keys.size() < count; k++) {
             long h = hasher.hash(k);
-            long fp = (h >>> INDEX_BITS) & ((1L << TableLayout.fingerprintBits(INDEX_BITS)) - 1);
-            if ((h & 63) == 0 && fps.add(fp)) {
+            TableGeometry geometry = TableGeometry.ofIndexBits(INDEX_BITS);
+            if (geometry.bucket(h) == 0 && fps.add(geometry.fingerprint(h))) {
                 keys.add(k);
             }
         }

@@ -20,7 +20,7 @@ final class SequentialModel {
     private final KeyHasher hasher;
     private final DecayLottery lottery;
     private final int indexBits;
-    private final long bucketMask;
+    private final long buckets;
     private final long fingerprintMask;
     private final long promotionFloor;
     private final long[] fingerprint;
@@ -35,8 +35,13 @@ final class SequentialModel {
         // The engine's draw key for a seeded sketch (Hotkeeper's constructor).
         this.lottery = new DecayLottery(decayBase, KeyHasher.splitMix(seed ^ 0x5a17L));
         long buckets = memoryBytes / 64;
-        this.indexBits = Long.numberOfTrailingZeros(buckets);
-        this.bucketMask = buckets - 1;
+        this.buckets = buckets;
+        // ceil(log2 buckets): any bucket count, not only a power of two.
+        int bits = 0;
+        while ((1L << bits) < buckets) {
+            bits++;
+        }
+        this.indexBits = bits;
         this.fingerprintMask = (1L << Math.min(23, 32 - indexBits)) - 1;
         this.promotionFloor = promotionFloor;
         int slots = (int) (buckets * SLOTS);
@@ -46,9 +51,19 @@ final class SequentialModel {
         this.key = new long[slots];
     }
 
+    /**
+     * The bucket: the low 32 hash bits with the low indexBits bits moved to the top, times the bucket count, high
+     * half (written out here independently of the engine's TableGeometry).
+     */
+    private int bucketOf(long h) {
+        long low = h & 0xFFFF_FFFFL;
+        long x = ((low >>> indexBits) | (low << (32 - indexBits))) & 0xFFFF_FFFFL;
+        return (int) ((x * buckets) >>> 32);
+    }
+
     void observe(long k) {
         long h = hasher.hash(k);
-        int base = (int) (h & bucketMask) * SLOTS;
+        int base = bucketOf(h) * SLOTS;
         long fp = (h >>> indexBits) & fingerprintMask;
         int weakest = -1;
         for (int s = base; s < base + SLOTS; s++) {
@@ -88,7 +103,7 @@ final class SequentialModel {
     /** The count of the slot holding {@code k}'s fingerprint in its bucket, else 0. */
     long estimate(long k) {
         long h = hasher.hash(k);
-        int base = (int) (h & bucketMask) * SLOTS;
+        int base = bucketOf(h) * SLOTS;
         long fp = (h >>> indexBits) & fingerprintMask;
         for (int s = base; s < base + SLOTS && count[s] != 0; s++) {
             if (fingerprint[s] == fp) {

@@ -7,6 +7,7 @@ import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
 
@@ -37,7 +38,9 @@ final class Fixtures {
     /** The reference design's lottery (base 2), keyed from {@link #SEED}. Immutable, so shared by all states. */
     static final DecayLottery LOTTERY = new DecayLottery(DecayLottery.DEFAULT_BASE, KeyHasher.splitMix(SEED));
 
-    private static final long FINGERPRINT_MASK = (1L << TableLayout.fingerprintBits(INDEX_BITS)) - 1;
+    /** The fixtures' table geometry: the one hash-to-bucket mapping of the engine (TableGeometry). */
+    static final TableGeometry GEOMETRY = TableGeometry.ofIndexBits(INDEX_BITS);
+    private static final long FINGERPRINT_MASK = (1L << GEOMETRY.fingerprintBits()) - 1;
     private static final long SPARE_MASK = (1L << (Long.SIZE - TableLayout.SPARE_SHIFT)) - 1;
 
     private Fixtures() {
@@ -71,14 +74,13 @@ final class Fixtures {
     }
 
     /**
-     * The hash of a key in bucket 0 with fingerprint {@code fp} and spare bits {@code spare}, following the
-     * hash bit budget of {@link TableLayout} (index bits low, fingerprint above them, spare in the top 32).
+     * The hash of a key in bucket 0 with fingerprint {@code fp} and spare bits {@code spare}: the location
+     * {@link TableGeometry#locationAt} gives for them, spare bits in the top 32 ({@link TableLayout}).
      */
     static long hash(long spare, long fp) {
-        long hash = (spare << TableLayout.SPARE_SHIFT) | (fp << INDEX_BITS) | BUCKET;
+        long hash = (spare << TableLayout.SPARE_SHIFT) | GEOMETRY.locationAt(BUCKET, fp);
         // The table is the authority on how a hash splits; check it agrees before any test relies on it.
-        if (TableLayout.spare(hash) != spare || ((hash >>> INDEX_BITS) & FINGERPRINT_MASK) != fp
-                || (hash & ((1L << INDEX_BITS) - 1)) != BUCKET) {
+        if (TableLayout.spare(hash) != spare || GEOMETRY.fingerprint(hash) != fp || GEOMETRY.bucket(hash) != BUCKET) {
             throw new IllegalStateException("crafted hash=" + Long.toHexString(hash) + " does not split into spare="
                     + spare + ", fp=" + fp + ", bucket=" + BUCKET);
         }

@@ -1,6 +1,7 @@
 package io.hotkeeper.engine.snapshot;
 
 import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 
 import java.io.IOException;
@@ -42,10 +43,14 @@ import java.util.Objects;
  * <p>Threads: any; instances are immutable. Progress: wait-free, except the I/O methods (blocking).
  */
 public final class HotkeeperSnapshot {
-    /** The format version this class writes and reads. */
+    /**
+     * The newest format version this class writes and reads (it reads every version up to this one; a snapshot is
+     * written in {@link #formatVersion()}).
+     */
     public static final int FORMAT_VERSION = SnapshotFormat.VERSION;
 
-    private final int indexBits;
+    /** Bucket count and hash mapping of the sketch's table (kept for a snapshot of keys only too). */
+    private final TableGeometry geometry;
     private final int k;
     private final int maxKeyBytes;
     private final double decayBase;
@@ -59,9 +64,9 @@ public final class HotkeeperSnapshot {
     /** Untruncated keys by their bytes. */
     private final Map<ByteBuffer, SnapshotKey> byKey;
 
-    private HotkeeperSnapshot(int indexBits, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
+    private HotkeeperSnapshot(TableGeometry geometry, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
                               boolean seeded, long totalWeight, long[] table, List<SnapshotKey> keys) {
-        this.indexBits = indexBits;
+        this.geometry = geometry;
         this.k = k;
         this.maxKeyBytes = maxKeyBytes;
         this.decayBase = decayBase;
@@ -85,20 +90,20 @@ public final class HotkeeperSnapshot {
      * keys agree; a located key whose slot is not in the table copy (it was replaced meanwhile, or dropped by the
      * fold) loses its location. The arrays are taken over, not copied.
      *
-     * @param indexBits       log2 of the bucket count (6..20)
+     * @param bucketCount     buckets of the sketch's table (64..2^20, any count: {@link TableGeometry})
      * @param k               the sketch's k (1..100,000)
      * @param maxKeyBytes     the longest key stored whole (1..4096)
      * @param decayBase       the lottery's base
      * @param seedFingerprint the hash function's fingerprint ({@link #fingerprintOf})
      * @param seeded          whether the sketch was built with an explicit seed
      * @param totalWeight     the stream length the sketch saw (>= 0)
-     * @param tables          slot words ({@code 8 << indexBits} in each), one array per table; empty for a
+     * @param tables          slot words ({@code 8 * bucketCount} in each), one array per table; empty for a
      *                        snapshot of keys only
      * @param keys            tracked keys, each at most {@code maxKeyBytes} long
      * @return the snapshot. Threads: any. Progress: wait-free.
      * @throws SnapshotFormatException if a parameter, a table word or a key is invalid
      */
-    public static HotkeeperSnapshot of(int indexBits, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
+    public static HotkeeperSnapshot of(long bucketCount, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
                                        boolean seeded, long totalWeight, List<long[]> tables,
                                        List<SnapshotKey> keys) {
         long[] table = null;
@@ -107,21 +112,22 @@ public final class HotkeeperSnapshot {
         } else if (tables.size() > 1) {
             table = TableMerge.merge(tables, new long[1]);
         }
+        TableGeometry geometry = SnapshotFormat.geometry(bucketCount);
         List<SnapshotKey> fixed = new ArrayList<>(keys.size());
         for (SnapshotKey key : keys) {
-            if (key.located() && (table == null || !raiseSlot(table, indexBits, key))) {
+            if (key.located() && (table == null || !raiseSlot(table, geometry, key))) {
                 key = key.with(key.estimate(), SnapshotKey.NO_LOCATION);
             }
             fixed.add(key);
         }
-        return validated(indexBits, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, table, fixed,
+        return validated(bucketCount, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, table, fixed,
                 false);
     }
 
     /** Raises the count of the key's slot to its estimate; false if the slot is not in the table. */
-    private static boolean raiseSlot(long[] table, int indexBits, SnapshotKey key) {
-        int base = (int) ((key.location() & ((1L << indexBits) - 1)) * TableLayout.SLOTS_PER_BUCKET);
-        long fp = (key.location() >>> indexBits) & ((1L << TableLayout.fingerprintBits(indexBits)) - 1);
+    private static boolean raiseSlot(long[] table, TableGeometry geometry, SnapshotKey key) {
+        int base = (int) (geometry.bucket(key.location()) * TableLayout.SLOTS_PER_BUCKET);
+        long fp = geometry.fingerprint(key.location());
         for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
             long word = table[base + s];
             if (word == 0) {
@@ -155,18 +161,19 @@ public final class HotkeeperSnapshot {
         }
     }
 
-    static HotkeeperSnapshot validated(int indexBits, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
-                                       boolean seeded, long totalWeight, long[] table, List<SnapshotKey> keys,
-                                       boolean requireCanonical) {
-        SnapshotFormat.checkParameters(indexBits, k, maxKeyBytes, Math.min(keys.size(), SnapshotFormat.MAX_KEYS + 1),
+    static HotkeeperSnapshot validated(long bucketCount, int k, int maxKeyBytes, double decayBase,
+                                       long seedFingerprint, boolean seeded, long totalWeight, long[] table,
+                                       List<SnapshotKey> keys, boolean requireCanonical) {
+        TableGeometry geometry = SnapshotFormat.geometry(bucketCount);
+        SnapshotFormat.checkParameters(k, maxKeyBytes, Math.min(keys.size(), SnapshotFormat.MAX_KEYS + 1),
                 decayBase, totalWeight);
         if (table != null) {
-            long slots = (long) TableLayout.SLOTS_PER_BUCKET << indexBits;
+            long slots = TableLayout.SLOTS_PER_BUCKET * bucketCount;
             if (table.length != slots) {
-                throw SnapshotFormat.bad("table of " + table.length + " words, indexBits=" + indexBits + " needs "
+                throw SnapshotFormat.bad("table of " + table.length + " words, bucketCount=" + bucketCount + " needs "
                         + slots);
             }
-            long fpLimit = 1L << TableLayout.fingerprintBits(indexBits);
+            long fpLimit = 1L << geometry.fingerprintBits();
             for (int i = 0; i < table.length; i++) {
                 long word = table[i];
                 if (word == 0) {
@@ -181,7 +188,7 @@ public final class HotkeeperSnapshot {
                 }
             }
         }
-        long locationLimit = 1L << (indexBits + TableLayout.fingerprintBits(indexBits));
+        long locationLimit = geometry.locationLimit();
         for (int i = 0; i < keys.size(); i++) {
             SnapshotKey key = Objects.requireNonNull(keys.get(i), "key");
             if (key.located() && key.location() >= locationLimit) {
@@ -198,7 +205,7 @@ public final class HotkeeperSnapshot {
         if (requireCanonical && !sorted.equals(keys)) {
             throw SnapshotFormat.bad("keys are not in canonical order");
         }
-        return new HotkeeperSnapshot(indexBits, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight,
+        return new HotkeeperSnapshot(geometry, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight,
                 table, List.copyOf(sorted));
     }
 
@@ -226,19 +233,32 @@ public final class HotkeeperSnapshot {
 
     // ---------------------------------------------------------------- contents
 
-    /** log2 of the bucket count. Threads: any. Progress: wait-free. */
+    /**
+     * The format version this snapshot is written in: 1 for a power-of-two table (readable by version-1 readers),
+     * 2 otherwise (docs/format.md). Threads: any. Progress: wait-free.
+     */
+    public int formatVersion() {
+        return SnapshotFormat.versionFor(geometry);
+    }
+
+    /** {@code ceil(log2 bucketCount())}. Threads: any. Progress: wait-free. */
     public int indexBits() {
-        return indexBits;
+        return geometry.indexBits();
     }
 
-    /** Buckets of the table (8 slots each). Threads: any. Progress: wait-free. */
+    /** Buckets of the table (8 slots each; any count, not only a power of two). Threads: any. Progress: wait-free. */
     public long bucketCount() {
-        return 1L << indexBits;
+        return geometry.bucketCount();
     }
 
-    /** Bytes of the sketch's table (what {@code Builder.memoryBytes} rounded to). Threads: any. Progress: wait-free. */
+    /** How the sketch's table maps a hash to bucket and fingerprint (internal: the format and merges). */
+    TableGeometry geometry() {
+        return geometry;
+    }
+
+    /** Bytes of the sketch's table ({@code 64 * bucketCount()}). Threads: any. Progress: wait-free. */
     public long tableBytes() {
-        return (long) TableLayout.BUCKET_BYTES << indexBits;
+        return geometry.tableBytes();
     }
 
     /** The sketch's k. Threads: any. Progress: wait-free. */
@@ -384,12 +404,12 @@ public final class HotkeeperSnapshot {
      * Progress: wait-free.
      */
     public KeyBounds bounds(byte[] key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight, indexBits, confidence);
+        return KeyBounds.of(estimate(key), totalWeight, geometry.bucketCount(), geometry.fingerprintBits(), confidence);
     }
 
     // ---------------------------------------------------------------- serialization
 
-    /** The snapshot in format version {@value #FORMAT_VERSION}. Threads: any. Progress: wait-free. */
+    /** The snapshot in format version {@link #formatVersion()}. Threads: any. Progress: wait-free. */
     public byte[] toBytes() {
         return SnapshotFormat.encode(this);
     }
@@ -484,16 +504,16 @@ public final class HotkeeperSnapshot {
         boolean byTable = true;
         int k = 0;
         int maxKeyBytes = 0;
-        int indexBits = 0;
+        long bucketCount = 0;
         long total = 0;
         boolean seeded = true;
         for (HotkeeperSnapshot s : inputs) {
             Objects.requireNonNull(s, "snapshot");
-            byTable &= s.hasTable() && s.indexBits == first.indexBits && s.seedFingerprint == first.seedFingerprint;
+            byTable &= s.hasTable() && s.geometry.equals(first.geometry) && s.seedFingerprint == first.seedFingerprint;
             seeded &= s.seeded && s.seedFingerprint == first.seedFingerprint;
             k = Math.max(k, s.k);
             maxKeyBytes = Math.max(maxKeyBytes, s.maxKeyBytes);
-            indexBits = Math.max(indexBits, s.indexBits);
+            bucketCount = Math.max(bucketCount, s.bucketCount());
             total = saturatedAdd(total, s.totalWeight);
         }
         long[] dropped = {0};
@@ -520,7 +540,7 @@ public final class HotkeeperSnapshot {
                     keys.add(key);
                     continue;
                 }
-                long count = slotCount(table, indexBits, key.location());
+                long count = slotCount(table, first.geometry, key.location());
                 if (count > 0) {
                     keys.add(key.with(count, key.location()));
                 }
@@ -547,15 +567,15 @@ public final class HotkeeperSnapshot {
                 keys = new ArrayList<>(keys.subList(0, SnapshotFormat.MAX_KEYS));
             }
         }
-        HotkeeperSnapshot out = validated(byTable ? first.indexBits : indexBits, k, maxKeyBytes, first.decayBase,
+        HotkeeperSnapshot out = validated(byTable ? first.bucketCount() : bucketCount, k, maxKeyBytes, first.decayBase,
                 seeded || byTable ? first.seedFingerprint : 0, seeded, total, table, keys, false);
         return new Merged(out, new MergeReport(byTable, merged, dropped[0]));
     }
 
     /** The count of the slot at {@code location} (bucket index and fingerprint) in {@code table}, or 0. */
-    static long slotCount(long[] table, int indexBits, long location) {
-        int base = (int) ((location & ((1L << indexBits) - 1)) * TableLayout.SLOTS_PER_BUCKET);
-        long fp = (location >>> indexBits) & ((1L << TableLayout.fingerprintBits(indexBits)) - 1);
+    static long slotCount(long[] table, TableGeometry geometry, long location) {
+        int base = (int) (geometry.bucket(location) * TableLayout.SLOTS_PER_BUCKET);
+        long fp = geometry.fingerprint(location);
         for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
             long word = table[base + s];
             if (word == 0) {
@@ -582,7 +602,7 @@ public final class HotkeeperSnapshot {
 
     @Override
     public String toString() {
-        return "HotkeeperSnapshot[v" + FORMAT_VERSION + ", " + tableBytes() + " table bytes"
+        return "HotkeeperSnapshot[v" + SnapshotFormat.versionFor(geometry) + ", " + tableBytes() + " table bytes"
                 + (table == null ? " (keys only)" : "") + ", k=" + k + ", keys=" + keys.size() + ", totalWeight="
                 + totalWeight + ", seedFingerprint=" + Long.toHexString(seedFingerprint) + "]";
     }

@@ -1,7 +1,5 @@
 package io.hotkeeper.engine.snapshot;
 
-import io.hotkeeper.engine.table.TableLayout;
-
 /**
  * Lower and upper bounds on a key's true count, holding together with probability at least {@code confidence}
  * (docs/theory.md, "Per-key bounds", derives them and states the assumption behind the upper bound).
@@ -17,12 +15,13 @@ import io.hotkeeper.engine.table.TableLayout;
 public record KeyBounds(long estimate, long lower, long upper, double confidence) {
 
     /**
-     * The bounds of a key with {@code estimate} in a sketch of {@code 2^indexBits} buckets that has seen
-     * {@code totalWeight} units, at {@code confidence} in (0, 1). Threads: any. Progress: wait-free.
+     * The bounds of a key with {@code estimate} in a sketch whose table has {@code buckets} buckets and
+     * fingerprints of {@code fingerprintBits} bits, and that has seen {@code totalWeight} units, at {@code confidence} in (0, 1). Threads: any. Progress: wait-free.
      *
      * @throws IllegalArgumentException if {@code confidence} is not in (0, 1), or a count is negative
      */
-    public static KeyBounds of(long estimate, long totalWeight, int indexBits, double confidence) {
+    public static KeyBounds of(long estimate, long totalWeight, long buckets, int fingerprintBits,
+                               double confidence) {
         if (!(confidence > 0 && confidence < 1)) {
             throw new IllegalArgumentException("confidence=" + confidence + ": must be in (0, 1)");
         }
@@ -31,11 +30,10 @@ public record KeyBounds(long estimate, long lower, long upper, double confidence
                     + ": must be >= 0");
         }
         double delta = 1 - confidence;
-        double buckets = Math.scalb(1.0, indexBits);
         double n = Math.max(totalWeight, estimate);
         // Lower side: a slot counts only its own key's units unless another key shares bucket and fingerprint; at
         // most n other distinct keys, each with probability 1 / (B * 2^F) (union bound).
-        double collision = Math.min(1, n / (buckets * Math.scalb(1.0, TableLayout.fingerprintBits(indexBits))));
+        double collision = Math.min(1, n / (buckets * Math.scalb(1.0, fingerprintBits)));
         long lower = 0;
         double upperDelta = delta;
         if (collision <= delta / 2) {

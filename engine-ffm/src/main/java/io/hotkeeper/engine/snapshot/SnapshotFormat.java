@@ -1,6 +1,7 @@
 package io.hotkeeper.engine.snapshot;
 
 import io.hotkeeper.engine.lottery.DecayLottery;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 
 import java.io.IOException;
@@ -14,8 +15,11 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * Version 1 of the snapshot format (docs/format.md has the layout): a 64-byte header, the body (table words, then
- * tracked keys), and a CRC32C of everything before it. Little-endian throughout.
+ * Versions 1 and 2 of the snapshot format (docs/format.md has the layout): a 64-byte header, the body (table words,
+ * then tracked keys), and a CRC32C of everything before it. Little-endian throughout. Version 2 adds the bucket
+ * count (header offset 28, reserved in version 1) for tables whose bucket count is not a power of two; a
+ * power-of-two table is always written as version 1 (byte for byte what earlier writers wrote, and readable by
+ * them), any other as version 2, so every snapshot has exactly one encoding.
  *
  * <p>Reading checks, in this order: length of the header, magic, version, flags, the body length against the
  * input, the CRC, the header's fields, the table words, every key entry, and that the body ends exactly after the
@@ -26,7 +30,10 @@ import java.util.zip.CRC32C;
 final class SnapshotFormat {
     /** "HKSNAP\r\n": a text-mode transfer that rewrites line ends breaks the magic. */
     static final long MAGIC = 0x0A0D_5041_4E53_4B48L;
-    static final int VERSION = 1;
+    /** The newest version: this class reads versions 1 and 2. */
+    static final int VERSION = 2;
+    /** The version of power-of-two tables (and of snapshots without a table of another size). */
+    static final int VERSION_POWER_OF_TWO = 1;
     static final int HEADER_BYTES = 64;
     static final int TRAILER_BYTES = 4;
     static final int FLAG_SEEDED = 1;
@@ -64,6 +71,8 @@ final class SnapshotFormat {
     static final int OFF_MAX_KEY_BYTES = 20;
     static final int OFF_KEY_COUNT = 24;
     static final int OFF_RESERVED_B = 28;
+    /** Version 2: the bucket count, u32, where version 1 has 4 reserved bytes. */
+    static final int OFF_BUCKET_COUNT = OFF_RESERVED_B;
     static final int OFF_DECAY_BASE = 32;
     static final int OFF_SEED_FINGERPRINT = 40;
     static final int OFF_TOTAL_WEIGHT = 48;
@@ -75,6 +84,20 @@ final class SnapshotFormat {
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private SnapshotFormat() {
+    }
+
+    /** The version a snapshot of {@code geometry} is written in: 1 for a power of two, 2 otherwise. */
+    static int versionFor(TableGeometry geometry) {
+        return geometry.powerOfTwo() ? VERSION_POWER_OF_TWO : VERSION;
+    }
+
+    /** The geometry of {@code bucketCount} buckets, or a format exception naming the allowed range. */
+    static TableGeometry geometry(long bucketCount) {
+        if (bucketCount < TableGeometry.MIN_BUCKETS || bucketCount > TableGeometry.MAX_BUCKETS) {
+            throw bad("bucketCount=" + bucketCount + ": must be in " + TableGeometry.MIN_BUCKETS + ".."
+                    + TableGeometry.MAX_BUCKETS);
+        }
+        return TableGeometry.of(bucketCount);
     }
 
     // ---------------------------------------------------------------- writing
@@ -97,14 +120,15 @@ final class SnapshotFormat {
         }
         ByteBuffer out = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
         out.putLong(MAGIC);
-        out.putShort((short) VERSION);
+        int version = versionFor(s.geometry());
+        out.putShort((short) version);
         out.putShort((short) ((s.seeded() ? FLAG_SEEDED : 0) | (s.hasTable() ? FLAG_TABLE : 0)));
         out.put((byte) s.indexBits());
         out.put((byte) 0).putShort((short) 0);
         out.putInt(s.k());
         out.putInt(s.maxKeyBytes());
         out.putInt(s.keys().size());
-        out.putInt(0);
+        out.putInt(version == VERSION_POWER_OF_TWO ? 0 : (int) s.bucketCount());
         out.putLong(Double.doubleToRawLongBits(s.decayBase()));
         out.putLong(s.seedFingerprint());
         out.putLong(s.totalWeight());
@@ -160,7 +184,7 @@ final class SnapshotFormat {
         long pos = HEADER_BYTES;
         long[] table = null;
         if (h.hasTable) {
-            long tableBytes = (long) Long.BYTES * TableLayout.SLOTS_PER_BUCKET << h.indexBits;
+            long tableBytes = (long) Long.BYTES * TableLayout.SLOTS_PER_BUCKET * h.bucketCount;
             if (tableBytes > body) {
                 throw bad("table of " + tableBytes + " bytes does not fit the body of " + body + " bytes");
             }
@@ -208,7 +232,7 @@ final class SnapshotFormat {
         if (pos != end) {
             throw bad((end - pos) + " bytes of the body after the last key");
         }
-        return HotkeeperSnapshot.validated(h.indexBits, h.k, h.maxKeyBytes, h.decayBase, h.seedFingerprint,
+        return HotkeeperSnapshot.validated(h.bucketCount, h.k, h.maxKeyBytes, h.decayBase, h.seedFingerprint,
                 h.seeded, h.totalWeight, table, keys, true);
     }
 
@@ -227,7 +251,7 @@ final class SnapshotFormat {
         checkMagicAndVersion(head);
         Header h = header(head, Short.toUnsignedInt(head.get(SHORT, OFF_FLAGS)));
         long body = head.get(LONG, OFF_BODY_BYTES);
-        long most = (h.hasTable ? (long) Long.BYTES * TableLayout.SLOTS_PER_BUCKET << h.indexBits : 0)
+        long most = (h.hasTable ? (long) Long.BYTES * TableLayout.SLOTS_PER_BUCKET * h.bucketCount : 0)
                 + (long) h.keyCount * (KEY_HEADER_BYTES + h.maxKeyBytes);
         if (body < 0 || body > most) {
             throw bad("body of " + Long.toUnsignedString(body) + " bytes: the header's sizes allow at most " + most);
@@ -266,12 +290,13 @@ final class SnapshotFormat {
             throw bad("wrong magic " + Long.toHexString(magic) + ": not a Hotkeeper snapshot");
         }
         int version = Short.toUnsignedInt(in.get(SHORT, OFF_VERSION));
-        if (version != VERSION) {
-            throw bad("unsupported version " + version + " (this reader knows version " + VERSION + ")");
+        if (version != VERSION_POWER_OF_TWO && version != VERSION) {
+            throw bad("unsupported version " + version + " (this reader knows versions " + VERSION_POWER_OF_TWO
+                    + " and " + VERSION + ")");
         }
     }
 
-    private record Header(int indexBits, boolean hasTable, boolean seeded, int k, int maxKeyBytes, int keyCount,
+    private record Header(long bucketCount, boolean hasTable, boolean seeded, int k, int maxKeyBytes, int keyCount,
                           double decayBase, long seedFingerprint, long totalWeight) {
     }
 
@@ -279,27 +304,38 @@ final class SnapshotFormat {
         if ((flags & ~KNOWN_FLAGS) != 0) {
             throw bad("unknown flags " + Integer.toHexString(flags));
         }
+        int version = Short.toUnsignedInt(in.get(SHORT, OFF_VERSION));
         int indexBits = Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, OFF_INDEX_BITS));
         if (in.get(ValueLayout.JAVA_BYTE, OFF_RESERVED_A) != 0 || in.get(SHORT, OFF_RESERVED_A + 1) != 0
-                || in.get(INT, OFF_RESERVED_B) != 0) {
+                || version == VERSION_POWER_OF_TWO && in.get(INT, OFF_RESERVED_B) != 0) {
             throw bad("reserved header bytes are not zero");
+        }
+        if (indexBits < TableLayout.MIN_INDEX_BITS || indexBits > TableLayout.MAX_INDEX_BITS) {
+            throw bad("indexBits=" + indexBits + ": must be in " + TableLayout.MIN_INDEX_BITS + ".."
+                    + TableLayout.MAX_INDEX_BITS);
+        }
+        long bucketCount = 1L << indexBits;
+        if (version != VERSION_POWER_OF_TWO) {
+            // Version 2: any bucket count but a power of two (which is always written as version 1), and indexBits
+            // its ceil(log2).
+            bucketCount = Integer.toUnsignedLong(in.get(INT, OFF_BUCKET_COUNT));
+            TableGeometry geometry = geometry(bucketCount);
+            if (geometry.powerOfTwo() || geometry.indexBits() != indexBits) {
+                throw bad("bucketCount=" + bucketCount + " with indexBits=" + indexBits + ": version " + version
+                        + " holds a bucket count that is not a power of two, and indexBits = ceil(log2 bucketCount)");
+            }
         }
         int k = in.get(INT, OFF_K);
         int maxKeyBytes = in.get(INT, OFF_MAX_KEY_BYTES);
         int keyCount = in.get(INT, OFF_KEY_COUNT);
         double decayBase = Double.longBitsToDouble(in.get(LONG, OFF_DECAY_BASE));
         long totalWeight = in.get(LONG, OFF_TOTAL_WEIGHT);
-        checkParameters(indexBits, k, maxKeyBytes, keyCount, decayBase, totalWeight);
-        return new Header(indexBits, (flags & FLAG_TABLE) != 0, (flags & FLAG_SEEDED) != 0, k, maxKeyBytes,
+        checkParameters(k, maxKeyBytes, keyCount, decayBase, totalWeight);
+        return new Header(bucketCount, (flags & FLAG_TABLE) != 0, (flags & FLAG_SEEDED) != 0, k, maxKeyBytes,
                 keyCount, decayBase, in.get(LONG, OFF_SEED_FINGERPRINT), totalWeight);
     }
 
-    static void checkParameters(int indexBits, int k, int maxKeyBytes, int keyCount, double decayBase,
-                                long totalWeight) {
-        if (indexBits < TableLayout.MIN_INDEX_BITS || indexBits > TableLayout.MAX_INDEX_BITS) {
-            throw bad("indexBits=" + indexBits + ": must be in " + TableLayout.MIN_INDEX_BITS + ".."
-                    + TableLayout.MAX_INDEX_BITS);
-        }
+    static void checkParameters(int k, int maxKeyBytes, int keyCount, double decayBase, long totalWeight) {
         if (k < 1 || k > MAX_K) {
             throw bad("k=" + k + ": must be in 1.." + MAX_K);
         }

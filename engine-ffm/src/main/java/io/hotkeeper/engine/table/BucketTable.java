@@ -74,9 +74,8 @@ public final class BucketTable {
     public static final int VISIT_SAMPLE_BITS = 6;
 
     private final MemorySegment table;
-    private final long bucketMask;
-    private final int indexBits;
-    private final long fingerprintMask;
+    /** Hash to bucket and fingerprint: the one mapping every reader and writer of this table uses. */
+    private final TableGeometry geometry;
     private final DecayLottery lottery;
     private final EvictionSalt salt;
     private final StatsStripes stats;
@@ -104,9 +103,10 @@ public final class BucketTable {
     }
 
     /**
-     * A table over an existing zeroed, 128-byte aligned segment of {@code 64 << indexBits} bytes. Untracked keys
-     * whose count reaches {@code promotionFloor} are reported with {@link #PROMOTE}; replacements of tracked
-     * slots go to {@code trackedSlots} (null when nothing is tracked).
+     * A table over an existing zeroed, 128-byte aligned segment of {@code 64 << indexBits} bytes (a power-of-two
+     * table: {@link TableGeometry#ofIndexBits}). Untracked keys whose count reaches {@code promotionFloor} are
+     * reported with {@link #PROMOTE}; replacements of tracked slots go to {@code trackedSlots} (null when nothing
+     * is tracked).
      */
     public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
                        StatsStripes stats, long promotionFloor, TrackedSlots trackedSlots) {
@@ -124,13 +124,22 @@ public final class BucketTable {
                 MemorySegment.ofArray(new long[CONTROL_BYTES / Long.BYTES]));
     }
 
+    /** As the constructor below, for a power-of-two table of {@code 2^indexBits} buckets. */
+    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
+                       StatsStripes stats, long promotionFloor,
+                       java.util.function.Function<BucketTable, TrackedSlots> trackedSlots, int approximateBits,
+                       MemorySegment control) {
+        this(table, TableGeometry.ofIndexBits(indexBits), lottery, salt, stats, promotionFloor, trackedSlots,
+                approximateBits, control);
+    }
+
     /**
      * As above, with approximate counting from {@code 2^approximateBits} on ({@code 0}: exact counting). A
      * refresh of a count {@code c >= 2^t} adds {@code 2^j} with probability {@code 2^-j}, {@code j =
      * floor(log2 c) - t + 1}: unbiased, a relative standard error of about {@code 1.63 * 2^(-t/2)}, and a
      * write for only one in {@code 2^j} refreshes of a hot key (docs/performance.md).
      */
-    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
+    public BucketTable(MemorySegment table, TableGeometry geometry, DecayLottery lottery, EvictionSalt salt,
                        StatsStripes stats, long promotionFloor,
                        java.util.function.Function<BucketTable, TrackedSlots> trackedSlots, int approximateBits,
                        MemorySegment control) {
@@ -140,20 +149,12 @@ public final class BucketTable {
         this.approximateBits = approximateBits;
         this.approximateFrom = approximateBits == 0 ? Long.MAX_VALUE : 1L << approximateBits;
         this.fastLimit = Math.min(approximateFrom, MAX_COUNT);
-        if (indexBits < TableLayout.MIN_INDEX_BITS || indexBits > TableLayout.MAX_INDEX_BITS) {
-            throw new IllegalArgumentException("indexBits=" + indexBits + ": must be in "
-                    + TableLayout.MIN_INDEX_BITS + ".." + TableLayout.MAX_INDEX_BITS);
-        }
-        if (table.byteSize() != (long) TableLayout.BUCKET_BYTES << indexBits
-                || table.address() % TableLayout.TABLE_ALIGNMENT != 0) {
+        if (table.byteSize() != geometry.tableBytes() || table.address() % TableLayout.TABLE_ALIGNMENT != 0) {
             throw new IllegalArgumentException("table segment: size=" + table.byteSize() + ", address="
-                    + table.address() + ": must be " + ((long) TableLayout.BUCKET_BYTES << indexBits)
-                    + " bytes, 128-byte aligned");
+                    + table.address() + ": must be " + geometry.tableBytes() + " bytes, 128-byte aligned");
         }
         this.table = table;
-        this.indexBits = indexBits;
-        this.bucketMask = (1L << indexBits) - 1;
-        this.fingerprintMask = (1L << TableLayout.fingerprintBits(indexBits)) - 1;
+        this.geometry = geometry;
         this.lottery = lottery;
         this.salt = salt;
         this.stats = stats;
@@ -171,7 +172,12 @@ public final class BucketTable {
 
     /** Number of buckets. Threads: any. Progress: wait-free. */
     public long bucketCount() {
-        return bucketMask + 1;
+        return geometry.bucketCount();
+    }
+
+    /** How this table maps a hash to bucket and fingerprint. Threads: any. Progress: wait-free. */
+    public TableGeometry geometry() {
+        return geometry;
     }
 
     /** Table bytes. Threads: any. Progress: wait-free. */
@@ -186,12 +192,12 @@ public final class BucketTable {
 
     /** Byte offset of the bucket of {@code hash}. Threads: any. Progress: wait-free. */
     public long bucketOffset(long hash) {
-        return (hash & bucketMask) << BUCKET_SHIFT;
+        return geometry.bucketOffset(hash);
     }
 
     /** Fingerprint of {@code hash}. Threads: any. Progress: wait-free. */
     public long fingerprint(long hash) {
-        return (hash >>> indexBits) & fingerprintMask;
+        return geometry.fingerprint(hash);
     }
 
     /**
@@ -460,9 +466,9 @@ public final class BucketTable {
         return count;
     }
 
-    /** log2 of the bucket count. Threads: any. Progress: wait-free. */
+    /** {@code ceil(log2 bucketCount())} ({@link TableGeometry#indexBits}). Threads: any. Progress: wait-free. */
     public int indexBits() {
-        return indexBits;
+        return geometry.indexBits();
     }
 
     /** The promotion floor. Threads: any. Progress: wait-free. */

@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <h2>Regions</h2>
  * <pre>
- *  table segment, 128-byte aligned, bucketCount * 64 bytes (bucketCount a power of two)
+ *  table segment, 128-byte aligned, bucketCount * 64 bytes (any bucketCount in 64..2^20: TableGeometry)
  *  +------------------+------------------+-----+-----------------------------+
  *  | bucket 0         | bucket 1         | ... | bucket bucketCount-1        |
  *  +------------------+------------------+-----+-----------------------------+
@@ -38,8 +38,11 @@ import java.lang.foreign.ValueLayout;
  * <pre>
  *  63                              32 31            indexBits      0
  *  +---------------------------------+----------------+-------------+
- *  | spare (32 bits)                 | fingerprint    | bucket index|
+ *  | spare (32 bits)                 | fingerprint    | index bits  |
  *  +---------------------------------+----------------+-------------+
+ *  indexBits = ceil(log2 bucketCount); the bucket is (rotateRight(low 32 bits, indexBits) * bucketCount) &gt;&gt;&gt; 32
+ *  (multiply-high: {@link TableGeometry}, the only code that maps a hash to a bucket); for a power of two that is
+ *  the index bits themselves.
  *  fingerprint bits = min(23, 32 - indexBits); indexBits &lt;= 20, so a fingerprint has at least 12 bits.
  *  spare feeds the eviction draw and picks the salt shard; it never overlaps index or fingerprint.
  * </pre>
@@ -80,7 +83,7 @@ public final class TableLayout {
     public static final int INDEX_AND_FINGERPRINT_BITS = 32;
     /** Shift that extracts the spare bits from the hash. */
     public static final int SPARE_SHIFT = 32;
-    /** Most index bits: 2^20 buckets, 64 MiB. */
+    /** Most index bits ({@code ceil(log2 bucketCount)}): 2^20 buckets, 64 MiB. */
     public static final int MAX_INDEX_BITS = INDEX_AND_FINGERPRINT_BITS - MIN_FINGERPRINT_BITS;
     /** Smallest table: 64 buckets, 4 KiB. */
     public static final int MIN_INDEX_BITS = 6;
@@ -127,7 +130,7 @@ public final class TableLayout {
         return (fingerprint << FINGERPRINT_SHIFT) | count;
     }
 
-    /** Fingerprint bits for a table of {@code 2^indexBits} buckets. */
+    /** Fingerprint bits for a table of up to {@code 2^indexBits} buckets. */
     public static int fingerprintBits(int indexBits) {
         return Math.min(MAX_FINGERPRINT_BITS, INDEX_AND_FINGERPRINT_BITS - indexBits);
     }

@@ -5,6 +5,7 @@ import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,8 @@ class KeyShardsTest {
         java.util.Set<Long> fps = new java.util.HashSet<>();
         for (long k = 1; keys.size() < count; k++) {
             long h = hasher.hash(k);
-            if ((h & 63) == 0 && fps.add((h >>> 6) & ((1L << TableLayout.fingerprintBits(6)) - 1))) {
+            TableGeometry geometry = TableGeometry.ofIndexBits(6);
+            if (geometry.bucket(h) == 0 && fps.add(geometry.fingerprint(h))) {
                 keys.add(k);
             }
         }

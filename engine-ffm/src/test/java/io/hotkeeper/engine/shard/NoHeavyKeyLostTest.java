@@ -6,6 +6,7 @@ import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import org.junit.jupiter.api.Test;
 
@@ -38,8 +39,8 @@ class NoHeavyKeyLostTest {
         List<String> keys = new ArrayList<>();
         for (int i = 0; keys.size() < count; i++) {
             long h = hasher.hash(prefix + i);
-            if ((h & 63) == bucket && fingerprints.add((h >>> INDEX_BITS)
-                    & ((1L << TableLayout.fingerprintBits(INDEX_BITS)) - 1))) {
+            TableGeometry geometry = TableGeometry.ofIndexBits(INDEX_BITS);
+            if (geometry.bucket(h) == bucket && fingerprints.add(geometry.fingerprint(h))) {
                 keys.add(prefix + i);
             }
         }

@@ -4,6 +4,7 @@ import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperStats;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.workload.ZipfKeys;
 import io.hotkeeper.engine.worker.Workers;
@@ -123,21 +124,20 @@ class ShardStressTest {
             io.hotkeeper.engine.hash.KeyHasher hasher = io.hotkeeper.engine.hash.KeyHasher.seeded(17);
             java.util.Map<Long, Long> exact = new java.util.HashMap<>();
             java.util.Map<Long, Long> sameSlotKey = new java.util.HashMap<>();
-            long bucketMask = hk.bucketCount() - 1;
-            int fpBits = TableLayout.fingerprintBits(Long.numberOfTrailingZeros(hk.bucketCount()));
+            TableGeometry geometry = TableGeometry.of(hk.bucketCount());
             for (int t = 0; t < threads; t++) {
                 for (int i = 0; i < perThread; i++) {
                     long key = keys[(i * 7 + t * 104_729) & (keys.length - 1)];
                     exact.merge(key, 1L, Long::sum);
                     long h = hasher.hash(key);
-                    long group = h & ((bucketMask + 1) * (1L << fpBits) - 1); // bucket index and fingerprint
+                    long group = geometry.location(h); // the bits that decide bucket and fingerprint
                     sameSlotKey.merge(group, 1L, Long::sum);
                 }
             }
             List<HeavyHitter> finalTop = hk.topK(20);
             for (HeavyHitter h : finalTop) {
                 long hash = hasher.hash(h.keyAsLong());
-                long group = hash & ((bucketMask + 1) * (1L << fpBits) - 1);
+                long group = geometry.location(hash);
                 assertTrue(h.estimate() <= sameSlotKey.get(group), h + " above every observation of its slot's "
                         + "bucket and fingerprint (" + sameSlotKey.get(group) + ")");
             }

@@ -79,8 +79,29 @@ class SnapshotFuzzTest {
         magic[0] = 'X';
         assertRejected(magic, "wrong magic");
         byte[] version = g.clone();
-        version[8] = 2;
-        assertRejected(version, "unsupported version 2");
+        version[8] = 3;
+        assertRejected(version, "unsupported version 3");
+        // Version 1 (a power-of-two table) keeps offset 28 reserved; version 2 must not hold a power of two (one
+        // encoding per snapshot) and its indexBits must be ceil(log2 bucketCount).
+        byte[] reserved = g.clone();
+        putInt(reserved, SnapshotFormat.OFF_BUCKET_COUNT, 96);
+        fixCrc(reserved);
+        assertRejected(reserved, "reserved header bytes are not zero");
+        byte[] pow2 = g.clone();
+        pow2[8] = 2;
+        putInt(pow2, SnapshotFormat.OFF_BUCKET_COUNT, 64);
+        fixCrc(pow2);
+        assertRejected(pow2, "bucketCount=64 with indexBits=6");
+        byte[] wrongBits = g.clone();
+        wrongBits[8] = 2;
+        putInt(wrongBits, SnapshotFormat.OFF_BUCKET_COUNT, 200);
+        fixCrc(wrongBits);
+        assertRejected(wrongBits, "bucketCount=200 with indexBits=6");
+        byte[] tooMany = g.clone();
+        tooMany[8] = 2;
+        putInt(tooMany, SnapshotFormat.OFF_BUCKET_COUNT, (1 << 20) + 1);
+        fixCrc(tooMany);
+        assertRejected(tooMany, "bucketCount=1048577: must be in 64..1048576");
         byte[] crc = g.clone();
         crc[200] ^= 1;
         assertRejected(crc, "CRC32C mismatch");
