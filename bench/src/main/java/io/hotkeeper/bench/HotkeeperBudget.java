@@ -21,7 +21,8 @@ import java.util.SortedMap;
  * <p>It measures rather than predicts: a candidate is built and probed ({@link #probe}) by {@code workers}
  * threads that each promote keys into their own shard and engage hot-key combining, so every per-worker region
  * the evaluation will create exists; then {@code info().nativeBytes()} is read. The shard capacity is solved from
- * that measurement (one more entry costs {@link ShardLayout#entryBytes} per worker) and verified by a second
+ * that measurement (one more entry costs a page's share, {@link ShardLayout#pageBytes} over the largest class's
+ * {@link ShardLayout#entriesPerPage}, per worker) and verified by a second
  * probe. The caller checks {@code info().nativeBytes() <= budget} again after the real run.
  *
  * <p>Rule (fixed in advance, not tuned on accuracy): take the largest table for which the shards of all workers
@@ -121,7 +122,9 @@ final class HotkeeperBudget {
         if (smallest.probedBytes() > budget) {
             return null;
         }
-        long perEntry = ShardLayout.entryBytes(maxKeyBytes) * workers;
+        // A shard sized by shardCapacity has pages for that many keys of the largest class (ShardLayout.shardBytes).
+        int perPage = ShardLayout.entriesPerPage(ShardLayout.classes(maxKeyBytes) - 1, maxKeyBytes);
+        long perEntry = (ShardLayout.pageBytes(maxKeyBytes) + perPage - 1) / perPage * workers;
         long capacity = MIN_SHARD_CAPACITY + (budget - smallest.probedBytes()) / perEntry;
         // Never more entries than the table has slots: a shard entry is tied to a slot.
         capacity = Math.min(capacity, Math.min(table / 8, ShardLayout.MAX_ENTRIES));

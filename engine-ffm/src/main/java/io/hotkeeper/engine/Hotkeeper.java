@@ -258,8 +258,10 @@ public final class Hotkeeper implements AutoCloseable {
         int capacity = plan != null ? plan.shardCapacity()
                 : b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
         int shardLimit = plan != null ? plan.shards() : 0;
+        long shardBytes = plan != null ? plan.shardBytes() : ShardLayout.shardBytes(capacity, b.maxKeyBytes);
         return new BucketTable(tableSegment, geometry, lottery, salt, stats, b.promotionFloor,
-                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, shardLimit, b.maxKeyBytes,
+                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, shardBytes, shardLimit,
+                        b.maxKeyBytes,
                         expelledKeys,
                         // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
                         // pages already land on the owner's node; other policies place it there explicitly.

@@ -224,8 +224,9 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * Entries per key shard (16..2^20); by default min(table slots, max(1024, 8k)). A full shard evicts one
-     * of its own entries with SIEVE.
+     * Entries per key shard (16..2^20), with room for that many keys of any length up to maxKeyBytes (shorter
+     * keys take smaller entries; a shard spans at most 8 MiB, docs/shards.md); by default min(table slots,
+     * max(1024, 8k)). A full shard evicts one of its own entries with SIEVE.
      */
     public HotkeeperBuilder shardCapacity(int shardCapacity) {
         if (shardCapacity < 16 || shardCapacity > ShardLayout.MAX_ENTRIES) {

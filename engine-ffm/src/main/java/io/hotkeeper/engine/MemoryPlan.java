@@ -18,18 +18,21 @@ import io.hotkeeper.engine.table.TableLayout;
  *         + tables x ( 2 x tableBytes      bucket table + its link segment (links only with key shards); any
  *                                          bucket count: everything the shards and control leave, to the bucket
  *                    + 128                 control line (the promotion floor)
- *                    + shards x shardBytes(capacity) )
+ *                    + shards x plannedShardBytes(keys) )
  *                                          key shards: 1 .. min(expected workers, 8) per table (as many as fit in a
  *                                          quarter of the budget at the minimum capacity); workers share them by
  *                                          worker id modulo the count, one at a time through each shard's busy gate
  * </pre>
  *
- * The minimum capacity of a shard is {@code max(16, 2k)} entries (a shard keeps the heaviest keys it was given,
- * so one shard alone must hold the top k with room to spare). The shards get that minimum or
+ * The minimum of a shard is room for {@code max(16, 2k)} keys (a shard keeps the heaviest keys it was given, so one
+ * shard alone must hold the top k with room to spare), counted at the key size the plan assumes: keys of up to 16
+ * bytes, which covers every {@code long} key (56-byte entries) and most words (64-byte entries); longer keys take
+ * larger entries in the same pages, so fewer fit (about k of up to 64 bytes), and the pages a shard assigns
+ * follow the mix it meets ({@link ShardLayout#plannedShardBytes}). The shards get that minimum or
  * {@link #SHARD_SHARE_DIVISOR 1/8} of the table's share, whichever is more (the eighth matters only from about
  * 100 KiB at k = 100; it keeps small inputs of many distinct keys exact, docs/theory.md section 6); the table (any
  * bucket count, {@link TableGeometry}) and its links take everything else, and what the table's last partial
- * bucket leaves goes to the shards' capacity. Beyond that, a byte of table is worth more to accuracy than a byte
+ * bucket leaves goes to the shards' pages. Beyond that, a byte of table is worth more to accuracy than a byte
  * of shard: the table holds the candidates' counts, the shards only the keys of those at the top (docs/peers.md,
  * "Hotkeeper's split": shards 25% and 100% above the minimum were no better, and worse on the flat-topped
  * license-words stream at 64 KiB).
@@ -37,12 +40,14 @@ import io.hotkeeper.engine.table.TableLayout;
  * @param budget         the total budget, bytes
  * @param tableBytes     bytes of each bucket table
  * @param shards         key shards per table (0 without key shards)
- * @param shardCapacity  entries of each key shard (0 without key shards)
+ * @param shardCapacity  most entries in use in each key shard: the {@code long} keys its pages hold, at most one
+ *                       per table slot (0 without key shards)
  * @param combinerBlocks combiner blocks the instance may create (0: no combining)
  * @param plannedBytes   what the plan allocates once every shard and block exists: at most {@code budget}
+ * @param shardBytes     bytes of each key shard segment (0 without key shards)
  */
 record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, int combinerBlocks,
-                  long plannedBytes) {
+                  long plannedBytes, long shardBytes) {
     /** Most shards per table under a budget: beyond this, workers share (promotions are rare once warm). */
     static final int MAX_SHARDS = 8;
     /** The shards of a table get at least its share divided by this (or the minimum capacity, if more). */
@@ -64,7 +69,7 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
     static MemoryPlan of(long budget, int k, int maxKeyBytes, boolean keyShards, int tables, long fixedBytes,
                          long combinerBlockBytes, int workers) {
         int minCapacity = minCapacity(k);
-        long minShardBytes = keyShards ? ShardLayout.shardBytes(minCapacity, maxKeyBytes) : 0;
+        long minShardBytes = keyShards ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
         long perTableMinimum = tableAndLinks(TableLayout.MIN_TABLE_BYTES, keyShards) + minShardBytes;
         long minimum = fixedBytes + tables * perTableMinimum;
         if (budget < minimum) {
@@ -99,17 +104,27 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                 (perTable - BucketTable.CONTROL_BYTES - shardShare) / bucketAndLinks));
         long tableBytes = buckets * TableLayout.BUCKET_BYTES;
         int capacity = 0;
+        long shardBytes = 0;
         if (keyShards) {
-            long left = perTable - tableAndLinks(tableBytes, keyShards) - shards * minShardBytes;
-            long extra = left / ((long) shards * ShardLayout.entryBytes(maxKeyBytes));
-            // No more entries than the table has slots: a shard never holds more keys than the table tracks.
+            // Each shard takes the pages its share holds; no more keys than the table has slots (a shard never
+            // holds more keys than the table tracks).
             long slots = tableBytes / TableLayout.SLOT_BYTES;
-            capacity = (int) Math.min(Math.min(minCapacity + extra, Math.max(minCapacity, slots)),
-                    ShardLayout.MAX_ENTRIES);
+            long share = (perTable - tableAndLinks(tableBytes, keyShards)) / shards;
+            int plannedClass = ShardLayout.classFor(Math.min(ShardLayout.PLANNED_TEXT_KEY_BYTES, maxKeyBytes),
+                    maxKeyBytes);
+            int classes = ShardLayout.classes(maxKeyBytes);
+            long fit = (long) (ShardLayout.pagesIn(share, maxKeyBytes) - classes)
+                    * ShardLayout.entriesPerPage(plannedClass, maxKeyBytes);
+            int keys = (int) Math.min(Math.max(minCapacity, Math.min(fit, slots)), ShardLayout.MAX_ENTRIES);
+            shardBytes = ShardLayout.plannedShardBytes(keys, maxKeyBytes);
+            // The entry cap: the long keys those pages hold (text keys fill them with fewer).
+            long dataPages = ShardLayout.pagesIn(shardBytes, maxKeyBytes) - classes;
+            capacity = (int) Math.min(Math.max(keys, dataPages * ShardLayout.entriesPerPage(0, maxKeyBytes)),
+                    Math.min(Math.max(keys, slots), ShardLayout.MAX_ENTRIES));
         }
         long planned = fixedBytes + combinerBlocks * combinerBlockBytes + tables * (tableAndLinks(tableBytes, keyShards)
-                + (keyShards ? shards * ShardLayout.shardBytes(capacity, maxKeyBytes) : 0));
-        return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned);
+                + (keyShards ? shards * shardBytes : 0));
+        return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned, shardBytes);
     }
 
     /** Entries a shard needs at least for a top-{@code k}: {@code max(16, 2k)}. */

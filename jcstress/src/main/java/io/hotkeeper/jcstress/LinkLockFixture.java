@@ -175,7 +175,7 @@ final class LinkLockFixture {
             }
         }
         for (KeyShard shard : shards.shards()) {
-            for (int e = 0; e < shard.entriesUsed(); e++) {
+            for (int e = shard.firstEntry(); e != ShardLayout.NONE; e = shard.nextEntry(e)) {
                 long state = shard.state(e);
                 if ((state & (ShardLayout.MEMBER | ShardLayout.DEAD)) != ShardLayout.MEMBER) {
                     continue;

@@ -53,6 +53,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final MemorySegment links;
     private final StatsStripes stats;
     private final int capacity;
+    /** Bytes of each shard segment. */
+    private final long shardBytes;
     /** Most shards (a memory budget), or 0: one per worker. */
     private final int shardLimit;
     private final int maxKeyBytes;
@@ -63,14 +65,15 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final PendingCounts pendingCounts;
 
     /**
-     * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of
-     * {@code capacity} entries of keys up to {@code maxKeyBytes}, each allocated by {@code shardAllocator}
-     * (bytes -> zeroed segment, 128-byte aligned) when its worker first promotes a key.
+     * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of at most
+     * {@code capacity} entries with room for that many keys of any length up to {@code maxKeyBytes}
+     * ({@link ShardLayout#shardBytes}), each allocated by {@code shardAllocator} (bytes -> zeroed segment, 128-byte
+     * aligned) when its worker first promotes a key.
      */
     public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
-        this(table, links, stats, capacity, 0, maxKeyBytes, listener == null ? null : new ExpelledKeys(listener),
-                shardAllocator, PendingCounts.NONE);
+        this(table, links, stats, capacity, ShardLayout.shardBytes(capacity, maxKeyBytes), 0, maxKeyBytes,
+                listener == null ? null : new ExpelledKeys(listener), shardAllocator, PendingCounts.NONE);
     }
 
     /**
@@ -78,9 +81,12 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * hot-key combiners' counts not yet in the table) and ranks by the sum. {@code shardLimit > 0} bounds the
      * shards (a memory budget): worker {@code w} uses shard {@code w % shardLimit}, shared with the other workers
      * of that residue one at a time through the shard's busy gate, exactly as workers past the last shard id
-     * share the overflow shards; {@code 0} gives each worker its own.
+     * share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
+     * {@code shardBytes} (pages of size-classed entries, {@link ShardLayout}) with at most {@code capacity} entries
+     * in use.
      */
-    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity, int shardLimit,
+    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity, long shardBytes,
+                     int shardLimit,
                      int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
         if (shardLimit < 0 || shardLimit > ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS) {
@@ -94,7 +100,12 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         this.table = table;
         this.links = links;
         this.stats = stats;
+        if (ShardLayout.pagesIn(shardBytes, maxKeyBytes) < 1) {
+            throw new IllegalArgumentException("shardBytes=" + shardBytes + ": must hold one page, "
+                    + ShardLayout.shardBytesForPages(1, maxKeyBytes) + " bytes");
+        }
         this.capacity = capacity;
+        this.shardBytes = shardBytes;
         this.shardLimit = shardLimit;
         this.maxKeyBytes = maxKeyBytes;
         this.expelledKeys = expelledKeys;
@@ -224,7 +235,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private synchronized KeyShard create(int id) {
         KeyShard shard = shards.get(id);
         if (shard == null) {
-            MemorySegment segment = shardAllocator.apply(ShardLayout.shardBytes(capacity, maxKeyBytes));
+            MemorySegment segment = shardAllocator.apply(shardBytes);
             shard = new KeyShard(id, segment, capacity, maxKeyBytes, this);
             shards.set(id, shard); // volatile store publishes the initialised shard
         }
@@ -541,8 +552,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             if (shard == null) {
                 continue;
             }
-            int used = shard.entriesUsed();
-            for (int entry = 0; entry < used; entry++) {
+            for (int entry = shard.firstEntry(); entry != ShardLayout.NONE; entry = shard.nextEntry(entry)) {
                 long state = shard.state(entry);
                 if ((state & (ShardLayout.MEMBER | ShardLayout.DEAD)) != ShardLayout.MEMBER) {
                     continue;
@@ -623,9 +633,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return total;
     }
 
-    /** Entries per shard. Threads: any. Progress: wait-free. */
+    /** Most entries in use per shard. Threads: any. Progress: wait-free. */
     public int capacity() {
         return capacity;
+    }
+
+    /** Bytes of each shard segment. Threads: any. Progress: wait-free. */
+    public long shardBytes() {
+        return shardBytes;
     }
 
     /** Longest key stored whole. Threads: any. Progress: wait-free. */

@@ -21,16 +21,19 @@ import java.util.Map;
  * <h2>What is checked</h2>
  * <ul>
  *   <li>Table to shards: every tracked slot has a non-empty count, is not mid-promotion, and its link names an
- *       existing shard's entry below that shard's {@code NEXT_UNUSED}, in the link's generation, a MEMBER not
- *       marked DEAD, whose recorded slot is this slot and whose recorded hash has this slot's fingerprint and
- *       bucket.</li>
+ *       existing shard's entry (the start of an entry of its page's class, in an assigned page, used at least
+ *       once), in the link's generation, a MEMBER not marked DEAD, whose recorded slot is this slot and whose
+ *       recorded hash has this slot's fingerprint and bucket.</li>
  *   <li>Shards to table: every live entry (MEMBER, not DEAD) has a recorded slot inside the table that is
- *       tracked, holds the entry's fingerprint and links back to this very entry (shard, index, generation);
- *       otherwise the entry must be marked DEAD.</li>
- *   <li>Counters: {@code LIVE} equals the SIEVE list's length and the number of MEMBER entries;
- *       {@code NEXT_UNUSED} is within the capacity and bounds every index in any list, link or header field;
- *       the busy word is free.</li>
- *   <li>Lists: the free list and the SIEVE list are acyclic (walks bounded by {@code NEXT_UNUSED}) and disjoint;
+ *       tracked, holds the entry's fingerprint and links back to this very entry (shard, entry id, generation);
+ *       otherwise the entry must be marked DEAD. A member's key length fits its class.</li>
+ *   <li>Pages and counters: pages below {@code NEXT_PAGE} have a class, the others none, page 0 the largest;
+ *       an entry never used has state 0; {@code LIVE} equals the SIEVE list's length and the number of MEMBER
+ *       entries; {@code IN_USE} equals the entries used and not free, at most the capacity; every id in any
+ *       list, link or header field names an entry used at least once (a class's bump a never-used entry of that
+ *       class); the busy word is free.</li>
+ *   <li>Lists: each class's free list holds only that class's entries; the free lists and the SIEVE list are
+ *       acyclic (walks bounded by the entries used) and disjoint;
  *       every SIEVE entry is a MEMBER whose previous pointer names the entry before it, the tail has none and
  *       the last entry is the head; the hand is NONE or on the SIEVE list; free entries have no flags and no
  *       references; the hand-off stack and the parked chain ({@code PENDING}) are empty or acyclic, fully
@@ -151,9 +154,13 @@ public final class ShardIntegrity {
                 violation(where + ": link " + Long.toHexString(link) + " names shard " + id + ", which does not exist");
                 continue;
             }
-            if (entry >= shard.entriesUsed()) {
-                violation(where + ": link names entry " + entry + " of shard " + id + ", never used (NEXT_UNUSED="
-                        + shard.entriesUsed() + ")");
+            if (!shard.isEntry(entry)) {
+                violation(where + ": link names " + entry + " of shard " + id + ", which is not an entry of an"
+                        + " assigned page");
+                continue;
+            }
+            if (ShardLayout.generation(shard.state(entry)) == 0) {
+                violation(where + ": link names entry " + entry + " of shard " + id + ", never used");
                 continue;
             }
             long state = shard.state(entry);
@@ -191,32 +198,68 @@ public final class ShardIntegrity {
         if (busy != 0) {
             violation(name + ": busy word is " + busy + " at a quiescent point");
         }
-        long nextUnused = shard.headerWord(ShardLayout.NEXT_UNUSED);
-        if (nextUnused < 0 || nextUnused > shard.capacity()) {
-            violation(name + ": NEXT_UNUSED=" + nextUnused + " outside 0.." + shard.capacity());
+        long nextPage = shard.headerWord(ShardLayout.NEXT_PAGE);
+        if (nextPage < 1 || nextPage > shard.pages()) {
+            violation(name + ": NEXT_PAGE=" + nextPage + " outside 1.." + shard.pages());
             return; // every other bound depends on it
         }
-        int used = (int) nextUnused;
-        for (long field : new long[] {ShardLayout.FREE_HEAD, ShardLayout.SIEVE_HEAD, ShardLayout.SIEVE_TAIL,
-                ShardLayout.SIEVE_HAND, ShardLayout.PENDING, ShardLayout.STACK_HEAD}) {
+        for (int p = 0; p < shard.pages(); p++) {
+            int c = shard.pageClass(p);
+            if (p < nextPage && (c < 0 || c >= shard.classes())) {
+                violation(name + ": page " + p + " below NEXT_PAGE has class " + c);
+                return;
+            }
+            if (p >= nextPage && c != -1) {
+                violation(name + ": page " + p + " at or above NEXT_PAGE=" + nextPage + " has class " + c);
+            }
+        }
+        if (shard.pageClass(0) != shard.classes() - 1) {
+            violation(name + ": page 0 has class " + shard.pageClass(0) + ", not the largest " + (shard.classes() - 1));
+        }
+        int ids = (int) (shard.byteSize() / 8);
+        long[] states = new long[ids];
+        List<Integer> entries = new ArrayList<>();
+        for (int e = shard.firstEntry(); e != ShardLayout.NONE; e = shard.nextEntry(e)) {
+            states[e] = shard.state(e);
+            if (ShardLayout.generation(states[e]) != 0) {
+                entries.add(e);
+            } else if (states[e] != 0) {
+                violation(name + " entry " + e + ": never used, but state " + describe(states[e]));
+            }
+        }
+        UsedEntries used = new UsedEntries(shard, states);
+        for (long field : new long[] {ShardLayout.SIEVE_HEAD, ShardLayout.SIEVE_TAIL, ShardLayout.SIEVE_HAND,
+                ShardLayout.PENDING, ShardLayout.STACK_HEAD}) {
             long v = shard.headerWord(field);
-            if (v != ShardLayout.NONE && (v < 0 || v >= used)) {
-                violation(name + ": header field at " + field + " is " + v + ", not NONE nor below NEXT_UNUSED="
-                        + used);
+            if (v != ShardLayout.NONE && !used.test(v)) {
+                violation(name + ": header field at " + field + " is " + v + ", not NONE nor an entry in use");
                 return; // walks would leave the shard
             }
         }
-        long[] states = new long[used];
-        for (int e = 0; e < used; e++) {
-            states[e] = shard.state(e);
+        for (int c = 0; c < ShardLayout.MAX_CLASSES; c++) {
+            long free = shard.headerWord(ShardLayout.freeHead(c));
+            long bump = shard.headerWord(ShardLayout.bump(c));
+            if (free != ShardLayout.NONE && (!used.test(free) || shard.pageClassOf((int) free) != c)) {
+                violation(name + ": class " + c + " free head " + free + " is not a used entry of the class");
+                return;
+            }
+            if (bump != ShardLayout.NONE && (!shard.isEntry((int) bump) || shard.pageClassOf((int) bump) != c
+                    || states[(int) bump] != 0)) {
+                violation(name + ": class " + c + " bump " + bump + " is not a never-used entry of the class");
+            }
         }
-        byte[] role = new byte[used]; // 0 none, FREE, SIEVE
-        int[] handed = new int[used];
+        byte[] role = new byte[ids]; // 0 none, FREE, SIEVE
+        int[] handed = new int[ids];
 
-        walkFree(shard, name, used, states, role);
-        long sieveLength = walkSieve(shard, name, used, states, role);
-        walkHandOffs(shard, name, "hand-off stack", shard.headerWord(ShardLayout.STACK_HEAD), used, states, handed);
-        walkHandOffs(shard, name, "parked chain", shard.headerWord(ShardLayout.PENDING), used, states, handed);
+        long freeCount = 0;
+        for (int c = 0; c < shard.classes(); c++) {
+            freeCount += walkFree(shard, name, c, used, entries.size(), states, role);
+        }
+        long sieveLength = walkSieve(shard, name, used, entries.size(), role);
+        walkHandOffs(shard, name, "hand-off stack", shard.headerWord(ShardLayout.STACK_HEAD), used, entries.size(),
+                states, handed);
+        walkHandOffs(shard, name, "parked chain", shard.headerWord(ShardLayout.PENDING), used, entries.size(),
+                states, handed);
 
         long hand = shard.headerWord(ShardLayout.SIEVE_HAND);
         if (hand != ShardLayout.NONE && role[(int) hand] != SIEVE) {
@@ -224,7 +267,7 @@ public final class ShardIntegrity {
         }
 
         long members = 0;
-        for (int e = 0; e < used; e++) {
+        for (int e : entries) {
             long state = states[e];
             boolean member = (state & ShardLayout.MEMBER) != 0;
             String entry = name + " entry " + e + " (state " + describe(state) + ")";
@@ -233,11 +276,13 @@ public final class ShardIntegrity {
                 if (role[e] != SIEVE) {
                     violation(entry + ": a member not on the SIEVE list");
                 }
+                int length = shard.keyLength(e);
+                if (length < 0 || length > shard.keyCapacity(e)) {
+                    violation(entry + ": key length " + length + " outside its class's " + shard.keyCapacity(e)
+                            + " bytes");
+                }
             } else if (role[e] == SIEVE) {
                 violation(entry + ": on the SIEVE list but not a member");
-            }
-            if (ShardLayout.generation(state) == 0) {
-                violation(entry + ": generation 0 (links could be 0)");
             }
             int expected = (member ? 1 : 0) + handed[e];
             if (ShardLayout.references(state) != expected) {
@@ -256,22 +301,45 @@ public final class ShardIntegrity {
             violation(name + ": LIVE=" + live + ", but " + members + " MEMBER entries and a SIEVE list of "
                     + sieveLength);
         }
+        long inUse = shard.headerWord(ShardLayout.IN_USE);
+        if (inUse != entries.size() - freeCount) {
+            violation(name + ": IN_USE=" + inUse + ", but " + entries.size() + " entries used and " + freeCount
+                    + " free");
+        }
+        if (inUse > shard.capacity()) {
+            violation(name + ": IN_USE=" + inUse + " above the capacity " + shard.capacity());
+        }
+    }
+
+    /** Entry ids that name an entry used at least once (generation above 0). */
+    private record UsedEntries(KeyShard shard, long[] states) {
+        boolean test(long id) {
+            return id >= 0 && id < states.length && shard.isEntry((int) id)
+                    && ShardLayout.generation(states[(int) id]) != 0;
+        }
     }
 
     private static final byte FREE = 1;
     private static final byte SIEVE = 2;
 
-    private void walkFree(KeyShard shard, String name, int used, long[] states, byte[] role) {
+    /** Walks class {@code c}'s free list; returns its length. */
+    private long walkFree(KeyShard shard, String name, int c, UsedEntries used, int usedCount, long[] states,
+                          byte[] role) {
         long steps = 0;
-        for (long e = shard.headerWord(ShardLayout.FREE_HEAD); e != ShardLayout.NONE; e = shard.newerOf((int) e)) {
-            if (e < 0 || e >= used) {
-                violation(name + ": free list reaches " + e + ", not below NEXT_UNUSED=" + used);
-                return;
+        for (long e = shard.headerWord(ShardLayout.freeHead(c)); e != ShardLayout.NONE; e = shard.newerOf((int) e)) {
+            if (!used.test(e)) {
+                violation(name + ": class " + c + " free list reaches " + e + ", not an entry in use");
+                return steps;
             }
-            if (role[(int) e] != 0 || ++steps > used) {
+            if (shard.pageClassOf((int) e) != c) {
+                violation(name + ": class " + c + " free list holds entry " + e + " of class "
+                        + shard.pageClassOf((int) e));
+            }
+            if (role[(int) e] != 0 || steps >= usedCount) {
                 violation(name + ": free list has a cycle through entry " + e);
-                return;
+                return steps;
             }
+            steps++;
             role[(int) e] = FREE;
             long state = states[(int) e];
             if ((state & 0xFFFF_FFFFL) != 0) {
@@ -279,10 +347,11 @@ public final class ShardIntegrity {
                         + describe(state) + ")");
             }
         }
+        return steps;
     }
 
     /** Walks the SIEVE list from the tail (oldest) to the head; returns its length. */
-    private long walkSieve(KeyShard shard, String name, int used, long[] states, byte[] role) {
+    private long walkSieve(KeyShard shard, String name, UsedEntries used, int usedCount, byte[] role) {
         long tail = shard.headerWord(ShardLayout.SIEVE_TAIL);
         long head = shard.headerWord(ShardLayout.SIEVE_HEAD);
         if ((tail == ShardLayout.NONE) != (head == ShardLayout.NONE)) {
@@ -291,15 +360,15 @@ public final class ShardIntegrity {
         long length = 0;
         long previous = ShardLayout.NONE;
         for (long e = tail; e != ShardLayout.NONE; e = shard.newerOf((int) e)) {
-            if (e < 0 || e >= used) {
-                violation(name + ": SIEVE list reaches " + e + ", not below NEXT_UNUSED=" + used);
+            if (!used.test(e)) {
+                violation(name + ": SIEVE list reaches " + e + ", not an entry in use");
                 return length;
             }
             if (role[(int) e] == FREE) {
                 violation(name + ": entry " + e + " is on both the free list and the SIEVE list");
                 return length;
             }
-            if (role[(int) e] == SIEVE || length >= used) {
+            if (role[(int) e] == SIEVE || length >= usedCount) {
                 violation(name + ": SIEVE list has a cycle through entry " + e);
                 return length;
             }
@@ -317,19 +386,19 @@ public final class ShardIntegrity {
         return length;
     }
 
-    private void walkHandOffs(KeyShard shard, String name, String what, long first, int used, long[] states,
-                              int[] handed) {
+    private void walkHandOffs(KeyShard shard, String name, String what, long first, UsedEntries used,
+                              int usedCount, long[] states, int[] handed) {
         long steps = 0;
         for (long e = first; e != ShardLayout.NONE; e = shard.handOffNext((int) e)) {
             if (e == ShardLayout.NOT_YET) {
                 violation(name + ": " + what + " has a link not yet written at a quiescent point");
                 return;
             }
-            if (e < 0 || e >= used) {
-                violation(name + ": " + what + " reaches " + e + ", not below NEXT_UNUSED=" + used);
+            if (!used.test(e)) {
+                violation(name + ": " + what + " reaches " + e + ", not an entry in use");
                 return;
             }
-            if (++steps > used) {
+            if (++steps > usedCount) {
                 violation(name + ": " + what + " has a cycle through entry " + e);
                 return;
             }

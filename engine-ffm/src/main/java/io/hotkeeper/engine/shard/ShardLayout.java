@@ -1,22 +1,45 @@
 package io.hotkeeper.engine.shard;
 
 /**
- * The off-heap layout of a key shard, of its entries, of an entry's state word, and of the link words that
- * tie table slots to entries. No other class does offset or bit arithmetic on shards.
+ * The off-heap layout of a key shard, of its pages and entries, of an entry's state word, and of the link words
+ * that tie table slots to entries. No other class does offset or bit arithmetic on shards.
  *
  * <h2>Shard segment</h2>
  * <pre>
- *  0                    128                   256                   384
- *  +--------------------+---------------------+---------------------+-----------+-----------+---
- *  | owner region       | hand-off region     | busy region         | entry 0   | entry 1   | ...
- *  | (owner only)       | (stack head: any    | (owner candidates:  |           |           |
- *  |                    |  thread xchg)       |  CAS)               |           |           |
- *  +--------------------+---------------------+---------------------+-----------+-----------+---
- *  owner region: FREE_HEAD SIEVE_HEAD SIEVE_TAIL SIEVE_HAND NEXT_UNUSED REAP_CURSOR PENDING LIVE MAX_ZOMBIES
+ *  0              128            256            384               640             640 + map
+ *  +--------------+--------------+--------------+-----------------+---------------+--------+--------+---
+ *  | owner region | hand-off     | busy region  | class region    | page map      | page 0 | page 1 | ...
+ *  | (owner only) | (stack head: | (owner       | (owner only)    | (1 byte/page, |        |        |
+ *  |              |  any thread  |  candidates: | free head, bump |  owner writes |        |        |
+ *  |              |  xchg)       |  CAS)        | x MAX_CLASSES   |  once, any    |        |        |
+ *  |              |              |              |                 |  thread reads)|        |        |
+ *  +--------------+--------------+--------------+-----------------+---------------+--------+--------+---
+ *  owner region: IN_USE SIEVE_HEAD SIEVE_TAIL SIEVE_HAND NEXT_PAGE REAP_CURSOR PENDING LIVE MAX_ZOMBIES
  *                (8 bytes each)
+ *  class region: for class c, FREE_HEAD(c) at 384 + 16c, BUMP(c) at 384 + 16c + 8 (the next never-used entry
+ *                of the class's newest page, or NONE)
+ *  page map:     pageCount bytes rounded up to 128: 0 = not assigned yet, c + 1 = assigned to class c
+ *  pages:        pageBytes each (a power of two, at least 1 KiB and at least one entry of the largest class)
  * </pre>
  *
- * <h2>Entry (ENTRY_HEADER_BYTES + maxKeyBytes rounded up to 8)</h2>
+ * <h2>Size classes and pages</h2>
+ * <pre>
+ *  class:      0    1    2    3    4     5     ...  top
+ *  key bytes:  8    16   32   64   128   256   ...  maxKeyBytes rounded up to 8
+ *  entry:      56   64   80   112  176   304   ...  48 + key bytes
+ *
+ *  page of class c:  +---------+---------+---------+-- ... --+---------+------+
+ *                    | entry 0 | entry 1 | entry 2 |         | entry n | tail |   n + 1 = pageBytes / entry(c)
+ *                    +---------+---------+---------+-- ... --+---------+------+   tail: unused, < entry(c)
+ * </pre>
+ * A key takes an entry of the smallest class that holds its (stored) length: a {@code long} key 56 bytes, a
+ * 12-byte word 64. A page is assigned to one class when that class first needs room and is <b>never reassigned
+ * </b>, and an entry never moves or changes size: a link names an entry's position, and a stale link must
+ * always land on a state word (of the same entry, in a later generation), never inside another entry's key
+ * bytes, where key bytes could pass for a state word of the link's generation. Page 0 is assigned to the
+ * largest class when the shard is created, so a key of any length always has entries it may take or evict.
+ *
+ * <h2>Entry (ENTRY_HEADER_BYTES + its class's key bytes), named by its 8-byte word offset in the segment</h2>
  * <pre>
  *  0        8        16       24       32         36          40          44         48
  *  +--------+--------+--------+--------+----------+-----------+-----------+----------+----------------+
@@ -24,8 +47,10 @@ package io.hotkeeper.engine.shard;
  *  +--------+--------+--------+--------+----------+-----------+-----------+----------+----------------+
  *  state: atomic, any thread (CAS). next: hand-off stack link, written by the pusher.
  *  hash, slot, key len, key kind, key: written by the owner before the entry is published, immutable while
- *  its generation lasts. sieve prev/next: owner only (SIEVE list, then free list).
- *  key kind (int): how the key was observed, KIND_BYTES 0, KIND_LONG 1, KIND_TEXT 2 (was padding, always 0).
+ *  its generation lasts. sieve prev/next: owner only (SIEVE list, then its class's free list).
+ *  key kind (int): how the key was observed, KIND_BYTES 0, KIND_LONG 1, KIND_TEXT 2.
+ *  Every entry field that names an entry (next, sieve prev/next, free and stack heads, links) holds an entry id:
+ *  the entry's byte offset in the segment / 8 (entries start on 8-byte boundaries).
  * </pre>
  *
  * <h2>State word</h2>
@@ -36,32 +61,33 @@ package io.hotkeeper.engine.shard;
  *  +----------------------------------+-------------------+---------------+--------------+
  *  flags: MEMBER 1 (linked in the shard), DEAD 2 (marked for deletion), VISITED 4 (SIEVE), TRUNCATED 8
  *  references: 1 for the shard while MEMBER, +1 for a hand-off push until the owner pops it.
- *  generation: incremented when the entry is freed; a link word names one generation.
+ *  generation: 0 while never used, 1 when first handed out, incremented when the entry is freed; a link word
+ *  names one generation.
  * </pre>
  *
  * <h2>Link word (one per table slot, in the link segment parallel to the table)</h2>
  * <pre>
  *  63           52 51                  32 31                                  0
  *  +--------------+----------------------+-------------------------------------+
- *  | shard (12)   | entry (20)           | generation (32)                     |
+ *  | shard (12)   | entry id (20)        | generation (32)                     |
  *  +--------------+----------------------+-------------------------------------+
- *  0 = no link (generations start at 1).
+ *  0 = no link (generations start at 1). 20 bits of 8-byte words: a shard segment is at most 8 MiB.
  * </pre>
  */
 public final class ShardLayout {
     /** Bytes of each header region. */
     public static final int REGION_BYTES = 128;
-    /** Owner region: head of the free list (entry index or NONE). */
-    public static final long FREE_HEAD = 0;
+    /** Owner region: entries handed out and not freed yet (members, zombies awaiting their hand-off). */
+    public static final long IN_USE = 0;
     /** Owner region: most recently inserted SIEVE entry. */
     public static final long SIEVE_HEAD = 8;
     /** Owner region: oldest SIEVE entry. */
     public static final long SIEVE_TAIL = 16;
     /** Owner region: the SIEVE hand (NONE = start from the tail). */
     public static final long SIEVE_HAND = 24;
-    /** Owner region: entries never used yet start here. */
-    public static final long NEXT_UNUSED = 32;
-    /** Owner region: the reap cursor. */
+    /** Owner region: pages assigned to a class so far (pages at or above it are unassigned). */
+    public static final long NEXT_PAGE = 32;
+    /** Owner region: the reap cursor (an entry id, or NONE before its first step). */
     public static final long REAP_CURSOR = 40;
     /** Owner region: a popped hand-off chain whose next link was not yet written. */
     public static final long PENDING = 48;
@@ -69,12 +95,22 @@ public final class ShardLayout {
     public static final long LIVE = 56;
     /** Owner region: most handed-over entries found waiting at one drain (the zombie high-water mark). */
     public static final long MAX_ZOMBIES = 64;
-    /** Hand-off region: head of the MPSC stack (entry index or NONE). */
+    /** Hand-off region: head of the MPSC stack (entry id or NONE). */
     public static final long STACK_HEAD = REGION_BYTES;
     /** Busy region: 0 free, 1 held by an owner candidate. */
     public static final long BUSY = 2L * REGION_BYTES;
-    /** Bytes before entry 0. */
-    public static final long HEADER_BYTES = 3L * REGION_BYTES;
+    /** Class region: its start. */
+    public static final long CLASS_REGION = 3L * REGION_BYTES;
+    /** Most size classes (key bytes 8 .. 4096). */
+    public static final int MAX_CLASSES = 10;
+    /** Bytes before the page map. */
+    public static final long HEADER_BYTES = CLASS_REGION + 2L * REGION_BYTES;
+    /** Smallest page. */
+    public static final int MIN_PAGE_BYTES = 1024;
+    /** Longest key a shard stores whole (the largest class). */
+    public static final int MAX_KEY_BYTES = 4096;
+    /** Key bytes the memory plan assumes for a text key (see {@link #plannedShardBytes}). */
+    public static final int PLANNED_TEXT_KEY_BYTES = 16;
 
     /** Entry: state word. */
     public static final long STATE = 0;
@@ -104,7 +140,7 @@ public final class ShardLayout {
     /** Key kind: a {@code CharSequence}'s UTF-8 bytes ({@code observe(CharSequence)}). */
     public static final int KIND_TEXT = 2;
 
-    /** "No entry" in index fields. */
+    /** "No entry" in entry id fields. */
     public static final int NONE = -1;
     /** Stack link not written yet by the pusher. */
     public static final long NOT_YET = -2;
@@ -130,8 +166,10 @@ public final class ShardLayout {
     public static final int LINK_ENTRY_BITS = 20;
     /** Most shards. */
     public static final int MAX_SHARDS = 1 << LINK_SHARD_BITS;
-    /** Most entries per shard. */
+    /** Most entries per shard (entry ids are 20 bits). */
     public static final int MAX_ENTRIES = 1 << LINK_ENTRY_BITS;
+    /** Most bytes of a shard segment: entry ids are 20-bit offsets in 8-byte words. */
+    public static final long MAX_SHARD_BYTES = (long) MAX_ENTRIES * 8;
     /** Alignment of shard segments. */
     public static final int ALIGNMENT = 128;
 
@@ -147,19 +185,124 @@ public final class ShardLayout {
         };
     }
 
-    /** Bytes of one entry for keys of up to {@code maxKeyBytes}. */
-    public static long entryBytes(int maxKeyBytes) {
-        return ENTRY_HEADER_BYTES + ((maxKeyBytes + 7L) & ~7L);
+    /** Class region: the free list head of class {@code c} (an entry id or NONE). */
+    public static long freeHead(int c) {
+        return CLASS_REGION + 16L * c;
     }
 
-    /** Byte offset of entry {@code index}. */
-    public static long entryOffset(int index, long entryBytes) {
-        return HEADER_BYTES + index * entryBytes;
+    /** Class region: the next never-used entry of class {@code c}'s newest page (an entry id or NONE). */
+    public static long bump(int c) {
+        return CLASS_REGION + 16L * c + 8;
     }
 
-    /** Bytes of a shard of {@code capacity} entries. */
+    /** Key bytes rounded up to 8: the largest class's key bytes for keys of up to {@code maxKeyBytes}. */
+    private static int topKeyBytes(int maxKeyBytes) {
+        if (maxKeyBytes < 1 || maxKeyBytes > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("maxKeyBytes=" + maxKeyBytes + ": must be in 1.." + MAX_KEY_BYTES);
+        }
+        return (maxKeyBytes + 7) & ~7;
+    }
+
+    /** Size classes for keys of up to {@code maxKeyBytes}: 8, 16, 32, ... below the top, then the top. */
+    public static int classes(int maxKeyBytes) {
+        int top = topKeyBytes(maxKeyBytes);
+        int c = 0;
+        while ((8 << c) < top) {
+            c++;
+        }
+        return c + 1;
+    }
+
+    /** Key bytes of class {@code c}. */
+    public static int classKeyBytes(int c, int maxKeyBytes) {
+        int top = topKeyBytes(maxKeyBytes);
+        return c == classes(maxKeyBytes) - 1 ? top : 8 << c;
+    }
+
+    /** The smallest class whose entries hold {@code storedBytes} key bytes (at most maxKeyBytes). */
+    public static int classFor(int storedBytes, int maxKeyBytes) {
+        int top = classes(maxKeyBytes) - 1;
+        int c = 0;
+        while (c < top && (8 << c) < storedBytes) {
+            c++;
+        }
+        return c;
+    }
+
+    /** Bytes of an entry of class {@code c}. */
+    public static int entryBytes(int c, int maxKeyBytes) {
+        return ENTRY_HEADER_BYTES + classKeyBytes(c, maxKeyBytes);
+    }
+
+    /** Bytes of one page: a power of two, at least {@link #MIN_PAGE_BYTES} and one entry of the largest class. */
+    public static int pageBytes(int maxKeyBytes) {
+        int largest = entryBytes(classes(maxKeyBytes) - 1, maxKeyBytes);
+        return Math.max(MIN_PAGE_BYTES, Integer.highestOneBit(largest - 1) << 1);
+    }
+
+    /** Entries of class {@code c} in one page. */
+    public static int entriesPerPage(int c, int maxKeyBytes) {
+        return pageBytes(maxKeyBytes) / entryBytes(c, maxKeyBytes);
+    }
+
+    /** Byte offset of page 0 in a shard of {@code pages} pages (after the page map, 128-byte aligned). */
+    public static long pagesOffset(int pages) {
+        return HEADER_BYTES + ((pages + 127L) & ~127L);
+    }
+
+    /** Bytes of a shard of {@code pages} pages. */
+    public static long shardBytesForPages(int pages, int maxKeyBytes) {
+        return pagesOffset(pages) + (long) pages * pageBytes(maxKeyBytes);
+    }
+
+    /** Most pages a shard can have: entry ids are 20-bit word offsets, so a segment spans at most 8 MiB. */
+    public static int maxPages(int maxKeyBytes) {
+        return pagesIn(MAX_SHARD_BYTES, maxKeyBytes);
+    }
+
+    /** The pages a segment of {@code bytes} holds (capped at {@link #maxPages}). */
+    public static int pagesIn(long bytes, int maxKeyBytes) {
+        long page = pageBytes(maxKeyBytes);
+        int pages = (int) Math.max(0, Math.min(bytes, MAX_SHARD_BYTES) / page);
+        while (pages > 0 && shardBytesForPages(pages, maxKeyBytes) > Math.min(bytes, MAX_SHARD_BYTES)) {
+            pages--;
+        }
+        return pages;
+    }
+
+    /**
+     * Bytes of a shard that holds {@code capacity} keys of any lengths up to {@code maxKeyBytes} (the worst case:
+     * every key in the largest class), plus one page per class: pages are never reassigned, so each class may
+     * leave one page partly filled. Capped at {@link #maxPages}.
+     */
     public static long shardBytes(int capacity, int maxKeyBytes) {
-        return HEADER_BYTES + capacity * entryBytes(maxKeyBytes);
+        long pages = ceil(capacity, entriesPerPage(classes(maxKeyBytes) - 1, maxKeyBytes)) + classes(maxKeyBytes);
+        return shardBytesForPages((int) Math.min(pages, maxPages(maxKeyBytes)), maxKeyBytes);
+    }
+
+    /**
+     * Bytes of a shard the memory plan budgets for {@code keys} keys: pages for that many keys of up to
+     * {@link #PLANNED_TEXT_KEY_BYTES} bytes (a {@code long} key, a word; a longer key takes a larger class and the
+     * same pages hold fewer), plus one page per class for the mix. Capped at {@link #maxPages}.
+     */
+    public static long plannedShardBytes(int keys, int maxKeyBytes) {
+        int c = classFor(Math.min(PLANNED_TEXT_KEY_BYTES, maxKeyBytes), maxKeyBytes);
+        long pages = ceil(keys, entriesPerPage(c, maxKeyBytes)) + classes(maxKeyBytes);
+        return shardBytesForPages((int) Math.min(pages, maxPages(maxKeyBytes)), maxKeyBytes);
+    }
+
+    private static long ceil(long a, long b) {
+        return (a + b - 1) / b;
+    }
+
+    /** Byte offset of entry id {@code id}. */
+    public static long entryOffset(int id) {
+        return (long) id << 3;
+    }
+
+    /** Entry id of the entry at byte offset {@code offset} (a multiple of 8). */
+    public static int entryId(long offset) {
+        return (int) (offset >>> 3);
     }
 
     /** Generation of a state word. */
@@ -182,7 +325,7 @@ public final class ShardLayout {
         return (int) (link >>> 52);
     }
 
-    /** Entry index of a link. */
+    /** Entry id of a link. */
     public static int linkEntry(long link) {
         return (int) (link >>> 32) & (MAX_ENTRIES - 1);
     }

@@ -24,6 +24,18 @@ final class Utf8Writer {
      * {@link #TRUNCATED} set if {@code s} did not fit.
      */
     static long write(MemorySegment target, long base, int limit, CharSequence s) {
+        return encode(target, base, limit, s);
+    }
+
+    /**
+     * The bytes {@link #write} would write for {@code s} under {@code limit}, with {@link #TRUNCATED} set if
+     * {@code s} does not fit; writes nothing (sizes a key's entry before it is allocated).
+     */
+    static long length(CharSequence s, int limit) {
+        return encode(null, 0, limit, s);
+    }
+
+    private static long encode(MemorySegment target, long base, int limit, CharSequence s) {
         int written = 0;
         int n = s.length();
         for (int i = 0; i < n; i++) {
@@ -33,8 +45,12 @@ final class Utf8Writer {
             if (written + bytes > limit) {
                 return written | TRUNCATED;
             }
-            for (int b = 0; b < bytes; b++) {
-                target.set(ValueLayout.JAVA_BYTE, base + written++, (byte) (encoded >>> (8 * b)));
+            if (target == null) {
+                written += bytes;
+            } else {
+                for (int b = 0; b < bytes; b++) {
+                    target.set(ValueLayout.JAVA_BYTE, base + written++, (byte) (encoded >>> (8 * b)));
+                }
             }
             if (bytes == 4) {
                 i++; // the low surrogate was part of this character

@@ -101,7 +101,6 @@ class ShardIntegrityTest {
         final Hotkeeper hk;
         final KeyShards shards;
         final KeyShard shard;
-        final long entryBytes = ShardLayout.entryBytes(MAX_KEY_BYTES);
 
         Victim(int capacity) {
             hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(2).shardCapacity(capacity)
@@ -119,7 +118,7 @@ class ShardIntegrityTest {
         }
 
         long entry(int e) {
-            return ShardLayout.entryOffset(e, entryBytes);
+            return ShardLayout.entryOffset(e);
         }
 
         /** Takes entry {@code e} off the SIEVE list by raw writes, as an owner's unlink would, nothing else. */
@@ -138,10 +137,26 @@ class ShardIntegrityTest {
             }
         }
 
-        /** Live members (MEMBER, not DEAD), in index order. */
+        /** The last entry (in page order) used at least once. */
+        int lastUsed() {
+            int last = ShardLayout.NONE;
+            for (int e = shard.firstEntry(); e != ShardLayout.NONE; e = shard.nextEntry(e)) {
+                if (ShardLayout.generation(shard.state(e)) != 0) {
+                    last = e;
+                }
+            }
+            return last;
+        }
+
+        /** The free list head of entry {@code e}'s class. */
+        long freeHead(int e) {
+            return ShardLayout.freeHead(shard.pageClassOf(e));
+        }
+
+        /** Live members (MEMBER, not DEAD), in page order. */
         List<Integer> members() {
             List<Integer> out = new ArrayList<>();
-            for (int e = 0; e < shard.entriesUsed(); e++) {
+            for (int e = shard.firstEntry(); e != ShardLayout.NONE; e = shard.nextEntry(e)) {
                 if ((shard.state(e) & (ShardLayout.MEMBER | ShardLayout.DEAD)) == ShardLayout.MEMBER) {
                     out.add(e);
                 }
@@ -225,9 +240,8 @@ class ShardIntegrityTest {
                     v.setInt(v.seg(), v.entry(head) + ShardLayout.SIEVE_NEXT, tail);
                 }),
                 corruption("a SIEVE hand off the list", 64, "SIEVE hand", v -> {
-                    v.setLong(v.seg(), ShardLayout.SIEVE_HAND, v.shard.entriesUsed() - 1L);
                     // make sure the hand names an entry that is not on the list: free it in place
-                    int e = v.shard.entriesUsed() - 1;
+                    int e = v.lastUsed();
                     v.setLong(v.seg(), ShardLayout.SIEVE_HAND, e);
                     if ((v.shard.state(e) & ShardLayout.MEMBER) != 0) {
                         // unlink e by hand from the SIEVE list so the hand points off it
@@ -248,21 +262,39 @@ class ShardIntegrityTest {
                 corruption("an unbalanced LIVE counter", 1024, "LIVE=", v -> {
                     v.setLong(v.seg(), ShardLayout.LIVE, v.shard.live() + 1);
                 }),
-                corruption("NEXT_UNUSED past the capacity", 64, "NEXT_UNUSED=", v -> {
-                    v.setLong(v.seg(), ShardLayout.NEXT_UNUSED, 65);
+                corruption("NEXT_PAGE past the pages", 64, "NEXT_PAGE=", v -> {
+                    v.setLong(v.seg(), ShardLayout.NEXT_PAGE, v.shard.pages() + 1L);
+                }),
+                corruption("a page reassigned to another class", 64, "page 0 has class", v -> {
+                    v.seg().set(ValueLayout.JAVA_BYTE, ShardLayout.HEADER_BYTES, (byte) 1);
+                }),
+                corruption("a link into the middle of an entry", 1024, "not an entry of an assigned page", v -> {
+                    long slot = v.firstSlot(true);
+                    v.setLong(v.links(), slot, v.shards.linkWord(slot) + (1L << 32));
+                }),
+                corruption("an unbalanced IN_USE counter", 1024, "IN_USE=", v -> {
+                    v.setLong(v.seg(), ShardLayout.IN_USE, v.shard.inUse() - 1);
+                }),
+                corruption("an entry on another class's free list", 1024, "is not a used entry of the class", v -> {
+                    int e = v.members().getFirst();
+                    int other = v.shard.pageClassOf(e) == 0 ? 1 : 0;
+                    v.unlinkFromSieve(e);
+                    v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, ShardLayout.NONE);
+                    v.setLong(v.seg(), ShardLayout.freeHead(other), e);
+                    v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, v.shard.state(e) & ~0xFFFF_FFFFL);
                 }),
                 corruption("a free-list cycle", 1024, "free list has a cycle", v -> {
                     // A member put on the free list, linked to itself: in both lists, and a cycle.
                     int e = v.members().getLast();
-                    v.setLong(v.seg(), ShardLayout.FREE_HEAD, e);
+                    v.setLong(v.seg(), v.freeHead(e), e);
                     v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, e);
                 }),
                 corruption("a free entry with a reference", 64, "on the free list with flags or references", v -> {
                     int e = v.members().getFirst();
                     // Unlink e from the SIEVE list by hand and put it on the free list still holding its reference.
                     v.unlinkFromSieve(e);
-                    v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, (int) v.shard.headerWord(ShardLayout.FREE_HEAD));
-                    v.setLong(v.seg(), ShardLayout.FREE_HEAD, e);
+                    v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, (int) v.shard.headerWord(v.freeHead(e)));
+                    v.setLong(v.seg(), v.freeHead(e), e);
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, v.shard.state(e) & ~ShardLayout.MEMBER);
                 }),
                 corruption("a hand-off stack cycle", 1024, "hand-off stack has a cycle", v -> {

@@ -17,7 +17,8 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
 
 /**
  * NEGATIVE-CONTROL COPY, not Hotkeeper code: {@code io.hotkeeper.engine.shard.KeyShard} copied verbatim (minus
- * the UTF-8 and held-key readers, which the controls do not use) with ONE planted bug, in {@code reapHandedOver}:
+ * the UTF-8 insert, which needs the engine's package-private encoder and which the controls do not use) with ONE
+ * planted bug, in {@code reapHandedOver}:
  * the pop of a handed-over entry unlinks it without checking MEMBER, so an entry the reap cursor already unlinked
  * is unlinked a second time (the shard's reference dropped twice). Used only by {@link BrokenReapCursorTest} to
  * show that {@link ReapCursorTest}'s checks catch exactly the bug the MEMBER check prevents. Keep it in step
@@ -27,6 +28,7 @@ final class BrokenKeyShard {
     /** Coordinates (MemorySegment, long byteOffset). */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     private static final ValueLayout.OfLong KEY_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** What the shard asks of the table side when it is full. Called by the owner. */
@@ -39,32 +41,77 @@ final class BrokenKeyShard {
 
         /** Untracks the table slot of an entry that is about to be deleted. */
         void evicting(BrokenKeyShard shard, int entry, long link);
+
+        /** An entry whose key left the table was reaped: the shard has room again, so the floor may fall. */
+        void roomMade();
     }
+
+    /**
+     * How many unvisited entries heavier than a candidate the SIEVE hand passes before the candidate is turned
+     * away. The hand moves on past each of them, so it never parks on one heavy entry that is no longer observed
+     * (which would turn away every lighter candidate while lighter entries sit elsewhere in the shard).
+     */
+    static final int EVICTION_EXAMINE_LIMIT = 8;
 
     private final int id;
     private final MemorySegment segment;
     private final int capacity;
-    private final long entryBytes;
     private final int maxKeyBytes;
     private final Evictions evictions;
+    /** Size classes; the largest is {@code classes - 1}. */
+    private final int classes;
+    private final int pageBytes;
+    private final int pages;
+    private final long pagesOffset;
+    /** Per class: key bytes, entry bytes, entries per page. */
+    private final int[] classKeyBytes;
+    private final int[] classEntryBytes;
+    private final int[] classPerPage;
 
-    /** A shard of {@code capacity} entries over a zeroed segment of {@link ShardLayout#shardBytes} bytes. */
+    /**
+     * A shard over a zeroed segment: as many pages as the segment holds ({@link ShardLayout#pagesIn}), and at most
+     * {@code capacity} entries in use at once (members and zombies; at most one per table slot, or what a test
+     * wants). The largest class gets page 0 now. Threads: the creator, before publishing the shard.
+     *
+     * @throws IllegalArgumentException if the segment holds no page, or {@code capacity} or {@code maxKeyBytes} is
+     *                                  out of range
+     */
     BrokenKeyShard(int id, MemorySegment segment, int capacity, int maxKeyBytes, Evictions evictions) {
         this.id = id;
         this.segment = segment;
         this.capacity = capacity;
         this.maxKeyBytes = maxKeyBytes;
-        this.entryBytes = ShardLayout.entryBytes(maxKeyBytes);
         this.evictions = evictions;
-        if (segment.byteSize() < ShardLayout.shardBytes(capacity, maxKeyBytes)) {
+        this.classes = ShardLayout.classes(maxKeyBytes);
+        this.pageBytes = ShardLayout.pageBytes(maxKeyBytes);
+        this.pages = ShardLayout.pagesIn(segment.byteSize(), maxKeyBytes);
+        this.pagesOffset = ShardLayout.pagesOffset(pages);
+        if (pages < 1) {
             throw new IllegalArgumentException("shard segment: size=" + segment.byteSize() + ": must be >= "
-                    + ShardLayout.shardBytes(capacity, maxKeyBytes));
+                    + ShardLayout.shardBytesForPages(1, maxKeyBytes) + " (one page)");
         }
-        for (long field : new long[] {ShardLayout.FREE_HEAD, ShardLayout.SIEVE_HEAD, ShardLayout.SIEVE_TAIL,
-                ShardLayout.SIEVE_HAND, ShardLayout.PENDING}) {
+        if (capacity < 1 || capacity > ShardLayout.MAX_ENTRIES) {
+            throw new IllegalArgumentException("capacity=" + capacity + ": must be in 1.." + ShardLayout.MAX_ENTRIES);
+        }
+        this.classKeyBytes = new int[classes];
+        this.classEntryBytes = new int[classes];
+        this.classPerPage = new int[classes];
+        for (int c = 0; c < classes; c++) {
+            classKeyBytes[c] = ShardLayout.classKeyBytes(c, maxKeyBytes);
+            classEntryBytes[c] = ShardLayout.entryBytes(c, maxKeyBytes);
+            classPerPage[c] = ShardLayout.entriesPerPage(c, maxKeyBytes);
+        }
+        for (long field : new long[] {ShardLayout.SIEVE_HEAD, ShardLayout.SIEVE_TAIL, ShardLayout.SIEVE_HAND,
+                ShardLayout.PENDING, ShardLayout.REAP_CURSOR}) {
             LONG.set(segment, field, (long) NONE);
         }
+        for (int c = 0; c < ShardLayout.MAX_CLASSES; c++) {
+            LONG.set(segment, ShardLayout.freeHead(c), (long) NONE);
+            LONG.set(segment, ShardLayout.bump(c), (long) NONE);
+        }
         LONG.set(segment, ShardLayout.STACK_HEAD, (long) NONE);
+        // The largest class always has a page, so a key of any length has entries it may take or evict.
+        assignPage(classes - 1);
         // Publication of these plain stores: the shard reaches other threads through a volatile array slot.
     }
 
@@ -73,9 +120,19 @@ final class BrokenKeyShard {
         return id;
     }
 
-    /** Entries this shard can hold. Threads: any. Progress: wait-free. */
+    /** Most entries in use at once. Threads: any. Progress: wait-free. */
     public int capacity() {
         return capacity;
+    }
+
+    /** Pages of the shard. Threads: any. Progress: wait-free. */
+    public int pages() {
+        return pages;
+    }
+
+    /** Size classes of the shard. Threads: any. Progress: wait-free. */
+    public int classes() {
+        return classes;
     }
 
     /** The shard's segment (diagnostics). Threads: any. Progress: wait-free. */
@@ -111,12 +168,12 @@ final class BrokenKeyShard {
      * (bounded by the capacity).
      */
     public long insertLong(long hash, long slotOffset, long key, long count) {
-        int entry = allocate(count);
+        int length = Math.min(Long.BYTES, maxKeyBytes);
+        int entry = allocate(ShardLayout.classFor(length, maxKeyBytes), count);
         if (entry == NONE) {
             return 0;
         }
-        long base = ShardLayout.entryOffset(entry, entryBytes);
-        int length = Math.min(Long.BYTES, maxKeyBytes);
+        long base = ShardLayout.entryOffset(entry);
         if (length == Long.BYTES) {
             segment.set(KEY_LONG, base + ShardLayout.KEY, key);
         } else {
@@ -124,7 +181,7 @@ final class BrokenKeyShard {
                 segment.set(ValueLayout.JAVA_BYTE, base + ShardLayout.KEY + i, (byte) (key >>> (8 * i)));
             }
         }
-        return publish(entry, hash, slotOffset, length, length < Long.BYTES);
+        return publish(entry, hash, slotOffset, length, length < Long.BYTES, ShardLayout.KIND_LONG);
     }
 
     /**
@@ -132,21 +189,28 @@ final class BrokenKeyShard {
      * Threads: the owner. Progress: wait-free.
      */
     public long insertBytes(long hash, long slotOffset, MemorySegment key, long offset, long length, long count) {
-        int entry = allocate(count);
+        int stored = (int) Math.min(length, maxKeyBytes);
+        int entry = allocate(ShardLayout.classFor(stored, maxKeyBytes), count);
         if (entry == NONE) {
             return 0;
         }
-        long base = ShardLayout.entryOffset(entry, entryBytes);
-        int stored = (int) Math.min(length, maxKeyBytes);
-        MemorySegment.copy(key, offset, segment, base + ShardLayout.KEY, stored);
-        return publish(entry, hash, slotOffset, stored, stored < length);
+        long base = ShardLayout.entryOffset(entry);
+        try {
+            // The caller's segment: its arena may close under us (IllegalStateException), a range may be bad.
+            MemorySegment.copy(key, offset, segment, base + ShardLayout.KEY, stored);
+        } catch (RuntimeException | Error e) {
+            abandon(entry);
+            throw e;
+        }
+        return publish(entry, hash, slotOffset, stored, stored < length, ShardLayout.KIND_BYTES);
     }
 
-    private long publish(int entry, long hash, long slotOffset, int length, boolean truncated) {
-        long base = ShardLayout.entryOffset(entry, entryBytes);
+    private long publish(int entry, long hash, long slotOffset, int length, boolean truncated, int kind) {
+        long base = ShardLayout.entryOffset(entry);
         LONG.set(segment, base + ShardLayout.HASH, hash);
         LONG.set(segment, base + ShardLayout.SLOT, slotOffset);
         INT.set(segment, base + ShardLayout.KEY_LENGTH, length);
+        INT.set(segment, base + ShardLayout.KEY_KIND, kind);
         long state = (long) LONG.get(segment, base + ShardLayout.STATE);
         int generation = ShardLayout.generation(state);
         long flags = MEMBER | (truncated ? ShardLayout.TRUNCATED : 0);
@@ -158,27 +222,175 @@ final class BrokenKeyShard {
         return ShardLayout.link(id, entry, generation);
     }
 
-    private int allocate(long candidateCount) {
+    /**
+     * Returns an entry that {@link #allocate} handed out but that was never published (its key could not be
+     * copied): back on the free list, generation unchanged (no link ever named this generation). Owner only.
+     */
+    private void abandon(int entry) {
+        pushFree(entry);
+    }
+
+    /** Puts a freed entry on its class's free list; it is no longer in use. Owner only. */
+    private void pushFree(int entry) {
+        long head = ShardLayout.freeHead(classOf(entry));
+        INT.set(segment, ShardLayout.entryOffset(entry) + ShardLayout.SIEVE_NEXT, (int) ownerGet(head));
+        ownerSet(head, entry);
+        addOwner(ShardLayout.IN_USE, -1);
+    }
+
+    /**
+     * An entry of class {@code cls} or larger for a candidate whose slot counts {@code candidateCount}, or NONE.
+     * In order: while fewer than {@code capacity} entries are in use, the class's free list, the rest of its
+     * newest page, a new page for the class, then a free or never-used entry of a larger class; otherwise (the
+     * shard is at its entry count, or no entry of class {@code cls} or larger is free) a SIEVE eviction, of any
+     * class when the count is the limit and of class {@code cls} or larger when room is. Owner only.
+     */
+    private int allocate(int cls, long candidateCount) {
         drain();
         advanceReapCursor();
         for (int attempt = 0; attempt <= capacity; attempt++) {
-            int free = (int) ownerGet(ShardLayout.FREE_HEAD);
+            int minClass = 0;
+            if (ownerGet(ShardLayout.IN_USE) < capacity) {
+                int entry = take(cls);
+                if (entry != NONE) {
+                    addOwner(ShardLayout.IN_USE, 1);
+                    return entry;
+                }
+                minClass = cls;
+            }
+            if (!sieveEvict(candidateCount, minClass)) {
+                return NONE;
+            }
+            // A victim that a foreign deleter marked meanwhile stays off the free list until its hand-off is
+            // popped: take what has been handed over since, so that it is freed now rather than evicting again.
+            drain();
+        }
+        return NONE;
+    }
+
+    /** A free or never-used entry of class {@code cls} or larger (a new page for {@code cls} if need be). */
+    private int take(int cls) {
+        for (int c = cls; c < classes; c++) {
+            long head = ShardLayout.freeHead(c);
+            int free = (int) ownerGet(head);
             if (free != NONE) {
-                ownerSet(ShardLayout.FREE_HEAD, (int) INT.get(segment, ShardLayout.entryOffset(free, entryBytes)
-                        + ShardLayout.SIEVE_NEXT));
+                ownerSet(head, (int) INT.get(segment, ShardLayout.entryOffset(free) + ShardLayout.SIEVE_NEXT));
                 return free;
             }
-            long unused = ownerGet(ShardLayout.NEXT_UNUSED);
-            if (unused < capacity) {
-                ownerSet(ShardLayout.NEXT_UNUSED, unused + 1);
-                int entry = (int) unused;
-                // First generation is 1, so that a link word is never 0.
-                LONG.setRelease(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE,
-                        1L << ShardLayout.GENERATION_SHIFT);
-                return entry;
+            int fresh = bumpEntry(c);
+            if (fresh != NONE) {
+                return fresh;
             }
-            if (!sieveEvict(candidateCount)) {
-                return NONE;
+            if (c == cls && assignPage(cls)) {
+                return bumpEntry(cls);
+            }
+        }
+        return NONE;
+    }
+
+    /** The next never-used entry of class {@code c}'s newest page, or NONE. Owner only. */
+    private int bumpEntry(int c) {
+        long field = ShardLayout.bump(c);
+        int entry = (int) ownerGet(field);
+        if (entry == NONE) {
+            return NONE;
+        }
+        int next = entry + classEntryBytes[c] / 8;
+        long pageStart = pageStart(pageOf(entry));
+        boolean fits = ShardLayout.entryOffset(next) + classEntryBytes[c] <= pageStart + pageBytes;
+        ownerSet(field, fits ? next : NONE);
+        // First generation is 1, so that a link word is never 0. Release: a reader that finds this page's class
+        // reads the state word of each of its entries; 0 (never used) and 1 without MEMBER both mean "skip".
+        LONG.setRelease(segment, ShardLayout.entryOffset(entry) + ShardLayout.STATE, 1L << ShardLayout.GENERATION_SHIFT);
+        return entry;
+    }
+
+    /** Assigns the next unassigned page to class {@code c} for good; false if none is left. Owner only. */
+    private boolean assignPage(int c) {
+        long page = ownerGet(ShardLayout.NEXT_PAGE);
+        if (page >= pages) {
+            return false;
+        }
+        // Opaque: readers (topK's scan, integrity) read the class byte, then NEXT_PAGE's bound is only a hint.
+        BYTE.setOpaque(segment, ShardLayout.HEADER_BYTES + page, (byte) (c + 1));
+        ownerSet(ShardLayout.NEXT_PAGE, page + 1);
+        ownerSet(ShardLayout.bump(c), ShardLayout.entryId(pageStart((int) page)));
+        return true;
+    }
+
+    private long pageStart(int page) {
+        return pagesOffset + (long) page * pageBytes;
+    }
+
+    private int pageOf(int entry) {
+        return (int) ((ShardLayout.entryOffset(entry) - pagesOffset) / pageBytes);
+    }
+
+    /**
+     * The class of the page holding byte offset of entry id {@code id}, or -1 if it is outside the pages or its page
+     * is unassigned. Threads: any (the class byte is written once, opaque). Progress: wait-free.
+     */
+    public int pageClassOf(int id) {
+        long offset = ShardLayout.entryOffset(id);
+        if (id < 0 || offset < pagesOffset || offset >= pageStart(pages)) {
+            return -1;
+        }
+        return pageClass(pageOf(id));
+    }
+
+    /** The class of page {@code page}, or -1 if unassigned. Threads: any. Progress: wait-free. */
+    public int pageClass(int page) {
+        // Opaque: written once by the owner (0 to class + 1) before any entry of the page is handed out.
+        return (byte) BYTE.getOpaque(segment, ShardLayout.HEADER_BYTES + page) - 1;
+    }
+
+    /** Class of an entry the caller knows to be one. */
+    private int classOf(int entry) {
+        return pageClass(pageOf(entry));
+    }
+
+    /** Key bytes an entry holds (0 if its page has no class: never for an id a link or list names). */
+    private int keyBytesOf(int entry) {
+        int c = classOf(entry);
+        return c < 0 ? 0 : classKeyBytes[c];
+    }
+
+    /**
+     * Whether {@code id} names an entry: the start of an entry of its page's class, in an assigned page.
+     * Threads: any. Progress: wait-free.
+     */
+    public boolean isEntry(int id) {
+        int c = pageClassOf(id);
+        if (c < 0) {
+            return false;
+        }
+        long within = ShardLayout.entryOffset(id) - pageStart(pageOf(id));
+        return within % classEntryBytes[c] == 0 && within / classEntryBytes[c] < classPerPage[c];
+    }
+
+    /**
+     * The first entry of the shard in page order (page 0 is always assigned). Threads: any. Progress: wait-free.
+     */
+    public int firstEntry() {
+        return ShardLayout.entryId(pageStart(0));
+    }
+
+    /**
+     * The entry after {@code entry} in page order, or NONE after the last entry of the last assigned page. Entries
+     * never used yet are included (their state word is 0). Threads: any (a reader may miss a page assigned
+     * meanwhile). Progress: wait-free (bounded by the pages).
+     */
+    public int nextEntry(int entry) {
+        int page = pageOf(entry);
+        int c = pageClass(page);
+        int next = entry + classEntryBytes[c] / 8;
+        if (ShardLayout.entryOffset(next) + classEntryBytes[c] <= pageStart(page) + pageBytes) {
+            return next;
+        }
+        long assigned = (long) LONG.getOpaque(segment, ShardLayout.NEXT_PAGE);
+        for (int p = page + 1; p < assigned && p < pages; p++) {
+            if (pageClass(p) >= 0) {
+                return ShardLayout.entryId(pageStart(p));
             }
         }
         return NONE;
@@ -191,7 +403,7 @@ final class BrokenKeyShard {
      * Threads: the owner. Progress: lock-free.
      */
     public void deleteOwn(int entry, int generation) {
-        long stateOffset = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE;
+        long stateOffset = ShardLayout.entryOffset(entry) + ShardLayout.STATE;
         while (true) {
             long state = (long) LONG.getVolatile(segment, stateOffset);
             if (ShardLayout.generation(state) != generation || (state & MEMBER) == 0) {
@@ -230,7 +442,7 @@ final class BrokenKeyShard {
     private boolean reapChain(long chain) {
         long waiting = 0;
         for (long c = chain; c != NONE; waiting++) {
-            long next = (long) LONG.getAcquire(segment, ShardLayout.entryOffset((int) c, entryBytes) + ShardLayout.NEXT);
+            long next = (long) LONG.getAcquire(segment, ShardLayout.entryOffset((int) c) + ShardLayout.NEXT);
             if (next == NOT_YET) {
                 waiting++;
                 break;
@@ -241,7 +453,7 @@ final class BrokenKeyShard {
             ownerSet(ShardLayout.MAX_ZOMBIES, waiting);
         }
         while (chain != NONE) {
-            long nextOffset = ShardLayout.entryOffset((int) chain, entryBytes) + ShardLayout.NEXT;
+            long nextOffset = ShardLayout.entryOffset((int) chain) + ShardLayout.NEXT;
             // Acquire: pairs with the pusher's release store of the link.
             long next = (long) LONG.getAcquire(segment, nextOffset);
             if (next == NOT_YET) {
@@ -256,36 +468,58 @@ final class BrokenKeyShard {
     }
 
     private void reapHandedOver(int entry) {
-        long state = (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE);
+        long state = (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry) + ShardLayout.STATE);
         // PLANTED BUG: the production code unlinks only if MEMBER is still set (the reap cursor may have unlinked
         // the entry already, leaving only the pusher's reference for this pop to drop).
         unlink(entry);
+        evictions.roomMade();
         release(entry);
     }
 
+    /**
+     * Advances the reap cursor over two used entries (never-used ones are skipped: in each class's newest page
+     * they start at the class's bump), unlinking any marked entry it meets. Owner only.
+     */
     private void advanceReapCursor() {
-        long limit = ownerGet(ShardLayout.NEXT_UNUSED);
-        if (limit == 0) {
-            return;
-        }
-        long cursor = ownerGet(ShardLayout.REAP_CURSOR);
+        int cursor = (int) ownerGet(ShardLayout.REAP_CURSOR);
         for (int step = 0; step < 2; step++) {
-            cursor = cursor + 1 >= limit ? 0 : cursor + 1;
-            long state = (long) LONG.getVolatile(segment,
-                    ShardLayout.entryOffset((int) cursor, entryBytes) + ShardLayout.STATE);
+            int next = nextUsed(cursor);
+            if (next == NONE) {
+                next = nextUsed(NONE); // wrap to the first used entry
+            }
+            if (next == NONE) {
+                break; // nothing used yet
+            }
+            cursor = next;
+            long state = (long) LONG.getVolatile(segment, ShardLayout.entryOffset(cursor) + ShardLayout.STATE);
             if ((state & (MEMBER | DEAD)) == (MEMBER | DEAD)) {
                 // Handed over but not popped yet: unlink now; the pop will only drop the pusher's reference.
-                unlink((int) cursor);
+                unlink(cursor);
+                evictions.roomMade();
             }
         }
         ownerSet(ShardLayout.REAP_CURSOR, cursor);
+    }
+
+    /**
+     * The used entry after {@code entry} in page order (from the start for NONE), or NONE. Entries are handed out
+     * in page order within a class, so a class's bump entry and the rest of its page were never used: the walk
+     * jumps to the next page there. Owner only. Progress: bounded by the pages.
+     */
+    private int nextUsed(int entry) {
+        int e = entry == NONE ? firstEntry() : nextEntry(entry);
+        while (e != NONE && e == (int) ownerGet(ShardLayout.bump(classOf(e)))) {
+            int page = pageOf(e) + 1;
+            e = page < ownerGet(ShardLayout.NEXT_PAGE) ? ShardLayout.entryId(pageStart(page)) : NONE;
+        }
+        return e;
     }
 
     /** Unlinks a member: off the SIEVE list, MEMBER cleared, the shard's reference dropped. Owner only. */
     private void unlink(int entry) {
         sieveRemove(entry);
         addOwner(ShardLayout.LIVE, -1);
-        long stateOffset = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE;
+        long stateOffset = ShardLayout.entryOffset(entry) + ShardLayout.STATE;
         while (true) {
             long state = (long) LONG.getVolatile(segment, stateOffset);
             long next = (state & ~MEMBER & ~VISITED) - REF;
@@ -300,7 +534,7 @@ final class BrokenKeyShard {
 
     /** Drops a pusher's reference. Owner only. */
     private void release(int entry) {
-        long stateOffset = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE;
+        long stateOffset = ShardLayout.entryOffset(entry) + ShardLayout.STATE;
         while (true) {
             long state = (long) LONG.getVolatile(segment, stateOffset);
             long next = state - REF;
@@ -318,29 +552,34 @@ final class BrokenKeyShard {
         if (generation == 0) {
             generation = 1;
         }
-        long base = ShardLayout.entryOffset(entry, entryBytes);
-        // Release: a reader that sees the new generation stops trusting the key bytes it copied.
+        long base = ShardLayout.entryOffset(entry);
+        // The seqlock writer's side (readKey is the reader's). Release orders what came before (the unlink);
+        // it does not keep LATER stores above it: the next owner's key bytes for the reused entry could become
+        // visible before the new generation on a weakly ordered CPU (aarch64, POWER), and a reader that copied
+        // them and then re-read the old generation would accept another key's bytes. The store-store fence
+        // orders the generation store before every later store of this thread, the key bytes included (x86
+        // keeps stores in order anyway; there the fence costs nothing).
         LONG.setRelease(segment, base + ShardLayout.STATE, (long) generation << ShardLayout.GENERATION_SHIFT);
-        INT.set(segment, base + ShardLayout.SIEVE_NEXT, (int) ownerGet(ShardLayout.FREE_HEAD));
-        ownerSet(ShardLayout.FREE_HEAD, entry);
+        VarHandle.storeStoreFence();
+        pushFree(entry);
     }
 
     // ------------------------------------------------------------------ SIEVE (owner only)
 
     private int older(int e) {
-        return (int) INT.get(segment, ShardLayout.entryOffset(e, entryBytes) + ShardLayout.SIEVE_PREV);
+        return (int) INT.get(segment, ShardLayout.entryOffset(e) + ShardLayout.SIEVE_PREV);
     }
 
     private int newer(int e) {
-        return (int) INT.get(segment, ShardLayout.entryOffset(e, entryBytes) + ShardLayout.SIEVE_NEXT);
+        return (int) INT.get(segment, ShardLayout.entryOffset(e) + ShardLayout.SIEVE_NEXT);
     }
 
     private void setOlder(int e, int v) {
-        INT.set(segment, ShardLayout.entryOffset(e, entryBytes) + ShardLayout.SIEVE_PREV, v);
+        INT.set(segment, ShardLayout.entryOffset(e) + ShardLayout.SIEVE_PREV, v);
     }
 
     private void setNewer(int e, int v) {
-        INT.set(segment, ShardLayout.entryOffset(e, entryBytes) + ShardLayout.SIEVE_NEXT, v);
+        INT.set(segment, ShardLayout.entryOffset(e) + ShardLayout.SIEVE_NEXT, v);
     }
 
     private void sieveInsert(int e) {
@@ -374,37 +613,57 @@ final class BrokenKeyShard {
     }
 
     /**
-     * Evicts the SIEVE victim (the first unvisited entry from the hand) if its slot counts less than
-     * {@code candidateCount}; false if there is no victim or the victim is heavier (then the hand stays and the
-     * table is told, so the floor can rise).
+     * Evicts a SIEVE victim for a candidate whose slot counts {@code candidateCount}: the hand walks from where it
+     * stopped towards the newest entry (wrapping to the oldest), clearing VISITED bits, and evicts the first
+     * unvisited entry whose slot counts less than the candidate's. An unvisited entry at least as heavy is passed
+     * (the hand moves on, so a heavy entry that is no longer observed cannot hold it); after
+     * {@link #EVICTION_EXAMINE_LIMIT} of them, or a whole lap and a half, the candidate is turned away and the
+     * table told, so the floor can rise. False if nothing was evicted. With {@code minClass > 0} (room is short,
+     * not the entry count) only entries of that class or larger can be victims; smaller ones are passed without
+     * touching their bit. The walk is bounded by {@code 2 x live + 1} steps either way.
      */
-    private boolean sieveEvict(long candidateCount) {
+    private boolean sieveEvict(long candidateCount, int minClass) {
         long live = ownerGet(ShardLayout.LIVE);
         int hand = (int) ownerGet(ShardLayout.SIEVE_HAND);
         if (hand == NONE) {
             hand = (int) ownerGet(ShardLayout.SIEVE_TAIL);
         }
+        int heavier = 0;
         for (long step = 0; hand != NONE && step <= 2 * live + 1; step++) {
-            long stateOffset = ShardLayout.entryOffset(hand, entryBytes) + ShardLayout.STATE;
+            long stateOffset = ShardLayout.entryOffset(hand) + ShardLayout.STATE;
             long state = (long) LONG.getVolatile(segment, stateOffset);
+            int n = newer(hand);
+            int next = n != NONE ? n : (int) ownerGet(ShardLayout.SIEVE_TAIL);
+            if (minClass > 0 && classOf(hand) < minClass) {
+                // Too small to free room for the candidate's class: passed untouched (its bit is not its turn).
+                hand = next;
+                continue;
+            }
             if ((state & VISITED) != 0) {
+                // Volatile CAS: a foreign visit may set the bit again meanwhile; losing this CAS only keeps it.
                 LONG.compareAndSet(segment, stateOffset, state, state & ~VISITED);
-                int n = newer(hand);
-                hand = n != NONE ? n : (int) ownerGet(ShardLayout.SIEVE_TAIL);
+                hand = next;
                 continue;
             }
             int victim = hand;
             int generation = ShardLayout.generation(state);
             long link = ShardLayout.link(id, victim, generation);
             if (evictions.trackedCount(this, victim, link) >= candidateCount) {
-                ownerSet(ShardLayout.SIEVE_HAND, victim);
-                evictions.rejected(candidateCount);
-                return false;
+                hand = next;
+                if (++heavier >= EVICTION_EXAMINE_LIMIT) {
+                    break;
+                }
+                continue;
             }
-            ownerSet(ShardLayout.SIEVE_HAND, newer(victim));
+            ownerSet(ShardLayout.SIEVE_HAND, next == victim ? NONE : next);
             evictions.evicting(this, victim, link);
             deleteOwn(victim, generation);
             return true;
+        }
+        ownerSet(ShardLayout.SIEVE_HAND, hand);
+        if (heavier > 0) {
+            // Turned away by heavier entries (not by an empty list: every entry may be awaiting its reaping).
+            evictions.rejected(candidateCount);
         }
         return false;
     }
@@ -419,7 +678,7 @@ final class BrokenKeyShard {
      * <p>Threads: any. Progress: lock-free.
      */
     public boolean markDead(int entry, int generation) {
-        long stateOffset = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE;
+        long stateOffset = ShardLayout.entryOffset(entry) + ShardLayout.STATE;
         while (true) {
             long state = (long) LONG.getVolatile(segment, stateOffset);
             if (ShardLayout.generation(state) != generation || (state & MEMBER) == 0 || (state & DEAD) != 0) {
@@ -436,7 +695,7 @@ final class BrokenKeyShard {
      * stack head, then the link. Threads: any. Progress: wait-free.
      */
     public void push(int entry) {
-        long nextOffset = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.NEXT;
+        long nextOffset = ShardLayout.entryOffset(entry) + ShardLayout.NEXT;
         // Opaque store of the "not yet" marker, ordered before the publishing getAndSet (volatile).
         LONG.setOpaque(segment, nextOffset, NOT_YET);
         long previous = (long) LONG.getAndSet(segment, ShardLayout.STACK_HEAD, (long) entry);
@@ -450,7 +709,7 @@ final class BrokenKeyShard {
      * losing it is harmless).
      */
     public void visit(int entry, int generation) {
-        long stateOffset = ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE;
+        long stateOffset = ShardLayout.entryOffset(entry) + ShardLayout.STATE;
         long state = (long) LONG.getOpaque(segment, stateOffset);
         if (ShardLayout.generation(state) == generation && (state & (MEMBER | DEAD | VISITED)) == MEMBER) {
             LONG.compareAndSet(segment, stateOffset, state, state | VISITED);
@@ -463,7 +722,7 @@ final class BrokenKeyShard {
      * overwritten by reuse is never returned. Threads: any. Progress: wait-free.
      */
     public Key readKey(int entry, int generation) {
-        long base = ShardLayout.entryOffset(entry, entryBytes);
+        long base = ShardLayout.entryOffset(entry);
         // Acquire: pairs with publish()'s release store; a MEMBER state of this generation means the fields below
         // were written before it.
         long state = (long) LONG.getAcquire(segment, base + ShardLayout.STATE);
@@ -472,7 +731,8 @@ final class BrokenKeyShard {
         }
         long hash = (long) LONG.getOpaque(segment, base + ShardLayout.HASH);
         int length = (int) INT.getOpaque(segment, base + ShardLayout.KEY_LENGTH);
-        if (length < 0 || length > maxKeyBytes) {
+        int kind = (int) INT.getOpaque(segment, base + ShardLayout.KEY_KIND);
+        if (length < 0 || length > Math.min(keyBytesOf(entry), maxKeyBytes)) {
             return null;
         }
         byte[] bytes = new byte[length];
@@ -483,22 +743,52 @@ final class BrokenKeyShard {
         if (ShardLayout.generation(again) != generation) {
             return null;
         }
-        return new Key(bytes, (state & ShardLayout.TRUNCATED) != 0, hash);
+        return new Key(bytes, (state & ShardLayout.TRUNCATED) != 0, hash, ShardLayout.kind(kind));
+    }
+
+    /**
+     * The key of an entry the caller holds a reference to (after its own {@link #markDead}), as a heavy hitter
+     * with estimate {@code estimate}. Threads: the holder of the reference. Progress: wait-free.
+     */
+    public io.hotkeeper.engine.HeavyHitter readHeldKey(int entry, long estimate) {
+        long base = ShardLayout.entryOffset(entry);
+        long state = (long) LONG.getAcquire(segment, base + ShardLayout.STATE);
+        int length = (int) INT.getOpaque(segment, base + ShardLayout.KEY_LENGTH);
+        int kind = (int) INT.getOpaque(segment, base + ShardLayout.KEY_KIND);
+        byte[] bytes = new byte[length];
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base + ShardLayout.KEY, bytes, 0, length);
+        return new io.hotkeeper.engine.HeavyHitter(bytes, estimate, (state & ShardLayout.TRUNCATED) != 0,
+                ShardLayout.kind(kind));
     }
 
     /**
      * The state word of entry {@code entry} (tests and diagnostics). Threads: any. Progress: wait-free.
      */
     public long state(int entry) {
-        return (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.STATE);
+        return (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry) + ShardLayout.STATE);
     }
 
     /**
-     * Entries handed out so far (entries at or above this index were never used). Threads: any (an opaque read of
-     * an owner-written count; a reader may see a slightly older value). Progress: wait-free.
+     * Pages assigned so far (pages at or above it are unassigned). Threads: any (an opaque read of an
+     * owner-written count; a reader may see a slightly older value). Progress: wait-free.
      */
-    public int entriesUsed() {
-        return (int) (long) LONG.getOpaque(segment, ShardLayout.NEXT_UNUSED);
+    public int pagesUsed() {
+        return (int) (long) LONG.getOpaque(segment, ShardLayout.NEXT_PAGE);
+    }
+
+    /** Entries in use: members and handed-over entries not freed yet (owner's count). Threads: any. */
+    public long inUse() {
+        return (long) LONG.getOpaque(segment, ShardLayout.IN_USE);
+    }
+
+    /** The key length recorded in an entry (see {@link #recordedSlot}). Threads: any. Progress: wait-free. */
+    public int keyLength(int entry) {
+        return (int) INT.getOpaque(segment, ShardLayout.entryOffset(entry) + ShardLayout.KEY_LENGTH);
+    }
+
+    /** Key bytes entry {@code entry} holds (its class's). Threads: any. Progress: wait-free. */
+    public int keyCapacity(int entry) {
+        return keyBytesOf(entry);
     }
 
     /**
@@ -507,12 +797,12 @@ final class BrokenKeyShard {
      * wait-free.
      */
     public long recordedSlot(int entry) {
-        return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.SLOT);
+        return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry) + ShardLayout.SLOT);
     }
 
     /** The hash recorded in an entry (see {@link #recordedSlot}). Threads: any. Progress: wait-free. */
     public long recordedHash(int entry) {
-        return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry, entryBytes) + ShardLayout.HASH);
+        return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry) + ShardLayout.HASH);
     }
 
     /** Entries linked in the shard (owner's count; exact when the owner is quiescent). Threads: any. */
@@ -538,7 +828,33 @@ final class BrokenKeyShard {
         ownerSet(field, ownerGet(field) + delta);
     }
 
-    /** A key copied out of a shard, with the hash recorded beside it. */
-    public record Key(byte[] bytes, boolean truncated, long hash) {
+    // ------------------------------------------------------------------ integrity (ShardIntegrity)
+
+    /**
+     * A word of the shard's header (a {@link ShardLayout} owner-region field such as {@link ShardLayout#LIVE},
+     * or {@link ShardLayout#STACK_HEAD}); exact only while the shard is quiescent (integrity checks, tests).
+     * Threads: any. Progress: wait-free.
+     */
+    public long headerWord(long field) {
+        return (long) LONG.getVolatile(segment, field);
+    }
+
+    /** The SIEVE previous (older) link of an entry, or the free list's link while free. See {@link #headerWord}. */
+    public int olderOf(int entry) {
+        return (int) INT.getVolatile(segment, ShardLayout.entryOffset(entry) + ShardLayout.SIEVE_PREV);
+    }
+
+    /** The SIEVE next (newer) link of an entry, or the free list's link while free. See {@link #headerWord}. */
+    public int newerOf(int entry) {
+        return (int) INT.getVolatile(segment, ShardLayout.entryOffset(entry) + ShardLayout.SIEVE_NEXT);
+    }
+
+    /** The hand-off stack link of an entry (an index, NONE, or NOT_YET). See {@link #headerWord}. */
+    public long handOffNext(int entry) {
+        return (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry) + ShardLayout.NEXT);
+    }
+
+    /** A key copied out of a shard, with the hash and the kind recorded beside it. */
+    public record Key(byte[] bytes, boolean truncated, long hash, io.hotkeeper.engine.HeavyHitter.Kind kind) {
     }
 }

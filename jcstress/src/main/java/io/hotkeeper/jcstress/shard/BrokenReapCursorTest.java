@@ -53,6 +53,10 @@ public class BrokenReapCursorTest {
             @Override
             public void evicting(BrokenKeyShard s, int entry, long link) {
             }
+
+            @Override
+            public void roomMade() {
+            }
         });
         a = insert((byte) 0x41, 41);
     }

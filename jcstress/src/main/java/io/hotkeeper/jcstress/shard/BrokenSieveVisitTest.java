@@ -28,7 +28,7 @@ public final class BrokenSieveVisitTest {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     static long stateOffset(int entry) {
-        return ShardLayout.entryOffset(entry, ShardLayout.entryBytes(ShardFixture.MAX_KEY_BYTES)) + ShardLayout.STATE;
+        return ShardLayout.entryOffset(entry) + ShardLayout.STATE;
     }
 
     /** The bug: the visit's checked word is written back with VISITED by a store, not a CAS. */

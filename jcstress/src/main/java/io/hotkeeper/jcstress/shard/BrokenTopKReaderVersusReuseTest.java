@@ -34,8 +34,7 @@ public class BrokenTopKReaderVersusReuseTest {
     @Actor
     public void reader(JJ_Result r) {
         MemorySegment seg = f.shard.segment();
-        long base = ShardLayout.entryOffset(ShardLayout.linkEntry(old),
-                ShardLayout.entryBytes(ShardFixture.MAX_KEY_BYTES)) + ShardLayout.KEY;
+        long base = ShardLayout.entryOffset(ShardLayout.linkEntry(old)) + ShardLayout.KEY;
         boolean allOld = true;
         boolean allNew = true;
         for (int i = 0; i < ShardFixture.MAX_KEY_BYTES; i++) {

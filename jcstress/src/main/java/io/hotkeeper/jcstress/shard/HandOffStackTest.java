@@ -29,16 +29,15 @@ public final class HandOffStackTest {
     /** 1 if the stack reads B, A, end; 2 if A, B, end; 0 otherwise (owner-quiet read by the arbiter). */
     static long stackOrder(ShardFixture f, long a, long b) {
         java.lang.foreign.MemorySegment seg = f.shard.segment();
-        long entryBytes = ShardLayout.entryBytes(ShardFixture.MAX_KEY_BYTES);
         long top = seg.get(ValueLayout.JAVA_LONG, ShardLayout.STACK_HEAD);
         if (top == ShardLayout.NONE) {
             return 0;
         }
-        long second = seg.get(ValueLayout.JAVA_LONG, ShardLayout.entryOffset((int) top, entryBytes) + ShardLayout.NEXT);
+        long second = seg.get(ValueLayout.JAVA_LONG, ShardLayout.entryOffset((int) top) + ShardLayout.NEXT);
         if (second == ShardLayout.NONE) {
             return 0;
         }
-        long third = seg.get(ValueLayout.JAVA_LONG, ShardLayout.entryOffset((int) second, entryBytes) + ShardLayout.NEXT);
+        long third = seg.get(ValueLayout.JAVA_LONG, ShardLayout.entryOffset((int) second) + ShardLayout.NEXT);
         if (third != ShardLayout.NONE) {
             return 0;
         }

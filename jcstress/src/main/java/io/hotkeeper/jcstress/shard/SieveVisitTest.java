@@ -156,7 +156,7 @@ public final class SieveVisitTest {
             int entry = ShardLayout.linkEntry(fresh);
             r.r1 = entry == ShardLayout.linkEntry(b) ? 1 : entry == ShardLayout.linkEntry(c) ? 2 : 9;
             int visited = 0;
-            for (int i = 0; i < ShardFixture.CAPACITY; i++) {
+            for (int i = f.shard.firstEntry(); i != ShardLayout.NONE; i = f.shard.nextEntry(i)) {
                 if ((f.shard.state(i) & ShardLayout.VISITED) != 0) {
                     visited++;
                 }

@@ -1,0 +1,278 @@
+package io.hotkeeper.engine.shard;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The compact key store of one shard, driven directly as its owner: entries sized by their key's class, pages
+ * assigned once, reuse within a class and across to larger classes, and eviction that frees room of the class a
+ * candidate needs.
+ */
+class SizeClassesTest {
+    /** Evictions as a table would answer them: each live link's count, from a map the test controls. */
+    private static final class Counts implements KeyShard.Evictions {
+        final Map<Long, Long> counts = new HashMap<>();
+        final List<Long> evicted = new ArrayList<>();
+
+        @Override
+        public long trackedCount(KeyShard shard, int entry, long link) {
+            return counts.getOrDefault(link, 0L);
+        }
+
+        @Override
+        public void rejected(long count) {
+        }
+
+        @Override
+        public void evicting(KeyShard shard, int entry, long link) {
+            evicted.add(link);
+            counts.remove(link);
+        }
+
+        @Override
+        public void roomMade() {
+        }
+    }
+
+    private static KeyShard shard(int pages, int capacity, int maxKeyBytes, Counts counts) {
+        MemorySegment segment = Arena.ofAuto().allocate(ShardLayout.shardBytesForPages(pages, maxKeyBytes),
+                ShardLayout.ALIGNMENT);
+        KeyShard shard = new KeyShard(0, segment, capacity, maxKeyBytes, counts);
+        assertEquals(pages, shard.pages());
+        return shard;
+    }
+
+    private static long insertText(KeyShard shard, String key, long count) {
+        assertTrue(shard.tryEnter());
+        try {
+            return shard.insertChars(key.hashCode(), 0, key, count);
+        } finally {
+            shard.exit();
+        }
+    }
+
+    private static long insertLong(KeyShard shard, long key, long count) {
+        assertTrue(shard.tryEnter());
+        try {
+            return shard.insertLong(key, 0, key, count);
+        } finally {
+            shard.exit();
+        }
+    }
+
+    private static void delete(KeyShard shard, long link) {
+        assertTrue(shard.tryEnter());
+        try {
+            shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+        } finally {
+            shard.exit();
+        }
+    }
+
+    private static int classOf(KeyShard shard, long link) {
+        return shard.pageClassOf(ShardLayout.linkEntry(link));
+    }
+
+    private static String text(int bytes, char fill) {
+        return String.valueOf(fill).repeat(bytes);
+    }
+
+    @Test
+    void classesFollowTheKeyLength() {
+        assertEquals(4, ShardLayout.classes(64));
+        assertEquals(56, ShardLayout.entryBytes(0, 64));
+        assertEquals(64, ShardLayout.entryBytes(1, 64));
+        assertEquals(112, ShardLayout.entryBytes(3, 64));
+        assertEquals(6, ShardLayout.classes(256));
+        assertEquals(304, ShardLayout.entryBytes(5, 256));
+        assertEquals(5, ShardLayout.classes(100)); // 8, 16, 32, 64, then 104 (100 rounded up to 8)
+        assertEquals(104, ShardLayout.classKeyBytes(4, 100));
+        assertEquals(1, ShardLayout.classes(8));
+        assertEquals(8192, ShardLayout.pageBytes(4096));
+        assertEquals(1024, ShardLayout.pageBytes(256));
+        assertEquals(0, ShardLayout.classFor(0, 64));
+        assertEquals(0, ShardLayout.classFor(8, 64));
+        assertEquals(1, ShardLayout.classFor(9, 64));
+        assertEquals(3, ShardLayout.classFor(64, 64));
+        assertThrows(IllegalArgumentException.class, () -> ShardLayout.classes(4097));
+        assertThrows(IllegalArgumentException.class, () -> ShardLayout.classes(0));
+    }
+
+    @Test
+    void anEntrySizeFollowsItsKeyAndReadsBackWhole() {
+        Counts counts = new Counts();
+        KeyShard shard = shard(8, 1000, 256, counts);
+        long longKey = insertLong(shard, 0x0102030405060708L, 1);
+        long word = insertText(shard, "hotkeeper", 1);
+        long line = insertText(shard, text(200, 'x'), 1);
+        long tooLong = insertText(shard, text(300, 'y'), 1);
+        assertEquals(0, classOf(shard, longKey));
+        assertEquals(1, classOf(shard, word));
+        assertEquals(5, classOf(shard, line));
+        assertEquals(5, classOf(shard, tooLong));
+        KeyShard.Key read = shard.readKey(ShardLayout.linkEntry(word), ShardLayout.linkGeneration(word));
+        assertArrayEquals("hotkeeper".getBytes(StandardCharsets.UTF_8), read.bytes());
+        assertFalse(read.truncated());
+        read = shard.readKey(ShardLayout.linkEntry(tooLong), ShardLayout.linkGeneration(tooLong));
+        assertEquals(256, read.bytes().length);
+        assertTrue(read.truncated(), "a key longer than maxKeyBytes is reported truncated");
+        read = shard.readKey(ShardLayout.linkEntry(longKey), ShardLayout.linkGeneration(longKey));
+        assertArrayEquals(new byte[] {8, 7, 6, 5, 4, 3, 2, 1}, read.bytes());
+        // Page 0 belongs to the largest class from the start; the long key and the word opened a page each.
+        assertEquals(5, shard.pageClass(0));
+        assertEquals(0, shard.pageClass(1));
+        assertEquals(1, shard.pageClass(2));
+        assertEquals(3, shard.pagesUsed());
+        // Consecutive long keys sit 56 bytes apart: 18 to a 1 KiB page.
+        long second = insertLong(shard, 2, 1);
+        assertEquals(ShardLayout.linkEntry(longKey) + 56 / 8, ShardLayout.linkEntry(second));
+    }
+
+    @Test
+    void aFreedEntryIsReusedByItsClassInALaterGeneration() {
+        Counts counts = new Counts();
+        KeyShard shard = shard(4, 1000, 64, counts);
+        long a = insertText(shard, "twelve bytes", 1);
+        delete(shard, a);
+        assertNull(shard.readKey(ShardLayout.linkEntry(a), ShardLayout.linkGeneration(a)));
+        long b = insertText(shard, "another one!", 1);
+        assertEquals(ShardLayout.linkEntry(a), ShardLayout.linkEntry(b), "the class's free list first");
+        assertEquals(ShardLayout.linkGeneration(a) + 1, ShardLayout.linkGeneration(b));
+        // A key of another class does not take it: it opens its class's page.
+        delete(shard, b);
+        long c = insertLong(shard, 7, 1);
+        assertNotEquals(ShardLayout.linkEntry(b), ShardLayout.linkEntry(c));
+        assertEquals(0, classOf(shard, c));
+    }
+
+    @Test
+    void aSmallKeyTakesALargerFreeEntryWhenItsClassHasNoRoom() {
+        Counts counts = new Counts();
+        // Two pages: page 0 (class 3, 64-byte keys, 9 entries) and page 1, which long keys take (18 entries).
+        KeyShard shard = shard(2, 1000, 64, counts);
+        List<Long> longs = new ArrayList<>();
+        for (int i = 0; i < 18; i++) {
+            longs.add(insertLong(shard, i, 1));
+            assertEquals(0, classOf(shard, longs.getLast()));
+        }
+        long overflow = insertLong(shard, 100, 1);
+        assertEquals(3, classOf(shard, overflow), "no page left: a free entry of the largest class");
+        assertEquals(2, shard.pagesUsed());
+        KeyShard.Key read = shard.readKey(ShardLayout.linkEntry(overflow), ShardLayout.linkGeneration(overflow));
+        assertArrayEquals(new byte[] {100, 0, 0, 0, 0, 0, 0, 0}, read.bytes());
+    }
+
+    @Test
+    void aLongKeyEvictsOnlyAnEntryLargeEnoughForIt() {
+        Counts counts = new Counts();
+        KeyShard shard = shard(2, 1000, 64, counts);
+        // Fill page 1 with long keys and page 0 (9 entries of the largest class) with 40-byte keys.
+        List<Long> small = new ArrayList<>();
+        for (int i = 0; i < 18; i++) {
+            small.add(insertLong(shard, i, 1));
+            counts.counts.put(small.getLast(), 1L);
+        }
+        List<Long> large = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            large.add(insertText(shard, i + text(39, 'k'), 1));
+            counts.counts.put(large.getLast(), 5L);
+        }
+        // A 50-byte key needs the largest class: the entry count is not the limit, room is, and only an entry of
+        // that class is room for it, so the lighter long keys (count 1) are passed and a 40-byte key (5 < 10) goes.
+        long candidate = insertText(shard, text(50, 'z'), 10);
+        assertTrue(candidate != 0, "a 50-byte key finds room by evicting a 64-byte-class entry");
+        assertEquals(3, classOf(shard, candidate));
+        assertEquals(1, counts.evicted.size());
+        assertTrue(large.contains(counts.evicted.getFirst()), "the victim was of a class large enough");
+        // Every light long key was passed over: none of them could hold 50 bytes.
+        for (long link : small) {
+            assertTrue(shard.readKey(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link)) != null);
+        }
+    }
+
+    @Test
+    void theEntryCountCapEvictsAnyClass() {
+        Counts counts = new Counts();
+        KeyShard shard = shard(4, 3, 64, counts);
+        List<Long> links = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            links.add(insertText(shard, text(60, (char) ('a' + i)), 1));
+            counts.counts.put(links.getLast(), 1L);
+        }
+        assertEquals(3, shard.inUse());
+        long small = insertLong(shard, 42, 5);
+        assertTrue(small != 0);
+        assertEquals(3, shard.inUse(), "at the cap, a promotion evicts first");
+        assertEquals(1, counts.evicted.size());
+        // Below the cap again, the long key opens its own class's page rather than taking the large entry.
+        assertEquals(0, classOf(shard, small));
+        assertEquals(2, shard.pagesUsed());
+    }
+
+    @Test
+    void mixedLengthChurnNeverReassignsAPageAndNeverMixesKeys() {
+        Counts counts = new Counts();
+        int maxKeyBytes = 256;
+        KeyShard shard = shard(24, 400, maxKeyBytes, counts);
+        SplittableRandom random = new SplittableRandom(5);
+        Map<Long, String> live = new HashMap<>();
+        byte[] classes = new byte[shard.pages()];
+        for (int round = 0; round < 20_000; round++) {
+            if (!live.isEmpty() && random.nextInt(3) == 0) {
+                long victim = live.keySet().stream().skip(random.nextInt(live.size())).findFirst().orElseThrow();
+                delete(shard, victim);
+                live.remove(victim);
+                counts.counts.remove(victim);
+                continue;
+            }
+            int length = 8 + random.nextInt(249);
+            String key = round + ":" + text(length, (char) ('a' + round % 26));
+            long link = insertText(shard, key, 1 + random.nextInt(100));
+            if (link == 0) {
+                continue;
+            }
+            for (Long gone : counts.evicted) {
+                live.remove(gone);
+            }
+            counts.evicted.clear();
+            live.put(link, key);
+            counts.counts.put(link, (long) random.nextInt(100));
+            for (int p = 0; p < shard.pagesUsed(); p++) {
+                byte c = (byte) (shard.pageClass(p) + 1);
+                assertTrue(classes[p] == 0 || classes[p] == c, "page " + p + " was reassigned");
+                classes[p] = c;
+            }
+        }
+        assertTrue(live.size() > 50, "the shard held many keys at the end: " + live.size());
+        Set<Integer> entries = new HashSet<>();
+        for (Map.Entry<Long, String> e : live.entrySet()) {
+            long link = e.getKey();
+            assertTrue(entries.add(ShardLayout.linkEntry(link)), "two live keys in one entry");
+            KeyShard.Key read = shard.readKey(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+            byte[] expected = e.getValue().getBytes(StandardCharsets.UTF_8);
+            int stored = Math.min(expected.length, maxKeyBytes);
+            assertArrayEquals(java.util.Arrays.copyOf(expected, stored), read.bytes(), e.getValue());
+            assertEquals(expected.length > maxKeyBytes, read.truncated());
+            assertTrue(ShardLayout.classKeyBytes(classOf(shard, link), maxKeyBytes) >= stored);
+        }
+        assertEquals(live.size(), shard.live());
+    }
+}
