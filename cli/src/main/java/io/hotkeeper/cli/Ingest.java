@@ -68,6 +68,8 @@ final class Ingest implements AutoCloseable {
     private final List<Source> sources;
     private final Arena arena = Arena.ofShared();
     private Consumer<String> onInput = name -> { };
+    /** Nanoseconds {@link #run} spent mapping the files and cutting them into ranges (read by the caller). */
+    private long mapNanos;
 
     private Ingest(List<Source> sources) {
         this.sources = sources;
@@ -180,6 +182,7 @@ final class Ingest implements AutoCloseable {
      */
     Tally run(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
             throws InterruptedException {
+        long mapStart = System.nanoTime();
         Tally total = new Tally();
         List<Range> ranges = new ArrayList<>();
         List<Range> whole = new ArrayList<>();
@@ -206,6 +209,7 @@ final class Ingest implements AutoCloseable {
                 throw Truncation.fault(w.source(), sources, e);
             }
         }
+        mapNanos = System.nanoTime() - mapStart;
         for (Range w : whole) {
             onInput.accept(w.source().name());
         }
@@ -231,6 +235,11 @@ final class Ingest implements AutoCloseable {
             }
         }
         return total;
+    }
+
+    /** Nanoseconds the last {@link #run} spent mapping files and cutting them into line-aligned ranges. */
+    long mapNanos() {
+        return mapNanos;
     }
 
     /** The name of input number {@code index} (- for standard input). */
