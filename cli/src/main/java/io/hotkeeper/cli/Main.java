@@ -72,7 +72,8 @@ public final class Main implements Runnable {
                     .addSubcommand("top", new TopCommand(stdin, terminals, interrupts, started))
                     .addSubcommand("unescape", new UnescapeCommand(stdin, stdout))
                     .addSubcommand("merge", new MergeCommand())
-                    .addSubcommand("show", new ShowCommand());
+                    .addSubcommand("show", new ShowCommand())
+                    .addSubcommand("aot-training", new AotTrainingCommand());
             cli.setOut(out)
                     .setErr(err)
                     .setCaseInsensitiveEnumValuesAllowed(true)
