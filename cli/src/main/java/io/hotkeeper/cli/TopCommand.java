@@ -285,17 +285,14 @@ final class TopCommand implements Callable<Integer> {
     }
 
     /**
-     * Seconds from the process's start (as the kernel recorded it, to about 10 ms) to {@link Main}'s start: JVM
-     * start-up and loading the tool's classes; -1 if the start time is unknown.
+     * Seconds from the JVM's start (its own clock, {@code RuntimeMXBean.getUptime}, in milliseconds; the exec and
+     * the launcher's few milliseconds before it are not counted) to the tool's start: JVM start-up and loading the
+     * tool's classes. (The kernel's process start time, {@code ProcessHandle.Info.startInstant}, was tried: on a VM
+     * whose wall clock drifted from its boot time it was off by seconds.)
      */
     private double jvmSeconds() {
-        var start = ProcessHandle.current().info().startInstant();
-        if (start.isEmpty()) {
-            return -1;
-        }
-        long sinceStarted = System.nanoTime() - started;
-        long nanos = java.time.Duration.between(start.get(), java.time.Instant.now()).toNanos() - sinceStarted;
-        return Math.max(0, nanos) / 1e9;
+        long uptimeNanos = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
+        return Math.max(0, uptimeNanos - (System.nanoTime() - started)) / 1e9;
     }
 
     private static String skipReasons(Tally t) {
