@@ -172,6 +172,35 @@ class LauncherIT {
         assertTrue(Files.size(aot) > 1000, "remade: " + Files.size(aot));
     }
 
+    @Test
+    void theJdkFoundIsNotedAndUsedWhileJavaHomeAndPathStay() throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("note-tree"));
+        Files.createDirectories(tree.resolve("bin"));
+        Files.createDirectories(tree.resolve("cli/target"));
+        Files.copy(ROOT.resolve("bin/find-java"), tree.resolve("bin/find-java"));
+        Path launcher = Files.copy(LAUNCHER, tree.resolve("hotkeeper"));
+        Files.copy(ROOT.resolve("cli/target/hotkeeper.jar"), tree.resolve("cli/target/hotkeeper.jar"));
+        Path note = tree.resolve("cli/target/hotkeeper.java");
+        Map<String, String> noAot = Map.of("HOTKEEPER_AOT", "0");
+        Result first = runAs(launcher, dir, noAot, "--version");
+        assertEquals(0, first.exit(), first.err());
+        List<String> noted = Files.readAllLines(note);
+        assertEquals(2, noted.size(), noted.toString());
+        assertTrue(Files.isExecutable(Path.of(noted.get(1))), noted.toString());
+        // A stand-in java in the note (older than the note): the launcher runs it without asking bin/find-java.
+        Path fake = tree.resolve("fake-java");
+        Files.writeString(fake, "#!/usr/bin/env bash\necho noted-java\n");
+        Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setLastModifiedTime(fake, java.nio.file.attribute.FileTime.fromMillis(0));
+        Files.writeString(note, noted.get(0) + "\n" + fake + "\n");
+        assertEquals("noted-java\n", runAs(launcher, dir, noAot, "--version").text());
+        // Another JAVA_HOME: the note does not apply, bin/find-java is asked again and the note rewritten.
+        Result other = runAs(launcher, dir, Map.of("HOTKEEPER_AOT", "0", "JAVA_HOME", "/nonexistent-jdk"),
+                "--version");
+        assertEquals("hotkeeper " + Version.number() + "\n", other.text(), other.err());
+        assertTrue(Files.readString(note).startsWith("/nonexistent-jdk|"), Files.readString(note));
+    }
+
     private static List<Path> listTemporaries(Path tree) throws IOException {
         try (var files = Files.list(tree.resolve("cli/target"))) {
             return files.filter(p -> p.getFileName().toString().contains("tmp")
