@@ -68,6 +68,8 @@ final class Ingest implements AutoCloseable {
     private final List<Source> sources;
     private final Arena arena = Arena.ofShared();
     private Consumer<String> onInput = name -> { };
+    /** Nanoseconds {@link #run} spent mapping the files and cutting them into ranges (read by the caller). */
+    private long mapNanos;
 
     private Ingest(List<Source> sources) {
         this.sources = sources;
@@ -180,6 +182,7 @@ final class Ingest implements AutoCloseable {
      */
     Tally run(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
             throws InterruptedException {
+        long mapStart = System.nanoTime();
         Tally total = new Tally();
         List<Range> ranges = new ArrayList<>();
         List<Range> whole = new ArrayList<>();
@@ -206,6 +209,7 @@ final class Ingest implements AutoCloseable {
                 throw Truncation.fault(w.source(), sources, e);
             }
         }
+        mapNanos = System.nanoTime() - mapStart;
         for (Range w : whole) {
             onInput.accept(w.source().name());
         }
@@ -233,6 +237,11 @@ final class Ingest implements AutoCloseable {
         return total;
     }
 
+    /** Nanoseconds the last {@link #run} spent mapping files and cutting them into line-aligned ranges. */
+    long mapNanos() {
+        return mapNanos;
+    }
+
     /** The name of input number {@code index} (- for standard input). */
     String sourceName(int index) {
         return sources.get(index).name();
@@ -253,10 +262,20 @@ final class Ingest implements AutoCloseable {
         }
     }
 
-    /** Cuts {@code segment} into ranges that start at a line start and end after an LF (or at the end). */
+    /** Ranges per worker a file is cut into when several workers read it (so that they finish together). */
+    static final int RANGES_PER_WORKER = 8;
+
+    /**
+     * Cuts {@code segment} into ranges that start at a line start and end after an LF (or at the end). With one
+     * worker the ranges are as long as allowed ({@link #MAX_CHUNK}); with several, about
+     * {@link #RANGES_PER_WORKER} per worker (at least {@link #MIN_CHUNK} each), so that the worker that takes the
+     * last range does not work alone for long: cut into three 16 MiB ranges, a 50 MB file kept one of two workers
+     * busy for two of them while the other had finished.
+     */
     private static void cut(Source source, MemorySegment segment, int threads, List<? super Range> out) {
         long size = segment.byteSize();
-        long chunk = Math.clamp((size + threads - 1) / threads, MIN_CHUNK, MAX_CHUNK);
+        long pieces = threads == 1 ? 1 : (long) threads * RANGES_PER_WORKER;
+        long chunk = Math.clamp((size + pieces - 1) / pieces, MIN_CHUNK, MAX_CHUNK);
         long start = 0;
         while (start < size) {
             long end = start + chunk >= size ? size

@@ -1,6 +1,7 @@
 package io.hotkeeper.cli;
 
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperWriter;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,8 +12,9 @@ import java.nio.ByteOrder;
  * A line ends at LF; a CR before the LF is dropped; an empty line (or empty field) is skipped; with a field
  * number, the key is that field of the line, as a {@link Splitter} finds it ({@code cut}-style or awk-style); with
  * a weight field, the line adds that field's number to its key (a missing or malformed weight skips the line).
- * Newlines are found eight bytes at a time. Threads: one per instance (each worker has its own). Progress:
- * lock-free (the sketch's observe).
+ * Newlines are found eight bytes at a time. Unweighted keys go through a {@link HotkeeperWriter} made by the
+ * scanning thread at its first {@link #scan} (no worker lookup per key). Threads: one per instance (each worker
+ * has its own, and only the thread that scanned first may scan it). Progress: lock-free (the sketch's observe).
  */
 final class LineScanner {
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -27,6 +29,8 @@ final class LineScanner {
     private final long maxLineBytes;
     private final long maxKeyBytes;
     final Tally tally = new Tally();
+    /** The scanning thread's writer, made at its first scan (a writer belongs to the thread that made it). */
+    private HotkeeperWriter writer;
     /** Where the line being scanned is (for the position of a bad weight): input, its offset base, line. */
     private int source;
     private long base;
@@ -68,6 +72,9 @@ final class LineScanner {
         this.source = source;
         this.base = base;
         this.lineNumber = firstLine;
+        if (writer == null) {
+            writer = hk.writer();
+        }
         long pos = start;
         while (pos < end) {
             long nl = indexOfNewline(seg, pos, end);
@@ -153,7 +160,7 @@ final class LineScanner {
             tally.truncatedKeys++;
         }
         if (weight == 1) {
-            hk.observe(seg, from, length);
+            writer.observe(seg, from, length);
         } else {
             hk.observe(seg, from, length, weight);
         }

@@ -62,16 +62,18 @@ public final class Main implements Runnable {
      */
     static int execute(String[] args, Supplier<InputStream> stdin, OutputStream stdout, OutputStream stderr,
                        Terminals terminals, Interrupts interrupts) {
+        long started = System.nanoTime(); // --stats' phases count from here
         PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8),
                 1 << 16));
         PrintWriter err = new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
         try {
             CommandLine cli = new CommandLine(new Main())
                     .addSubcommand("demo", new DemoCommand())
-                    .addSubcommand("top", new TopCommand(stdin, terminals, interrupts))
+                    .addSubcommand("top", new TopCommand(stdin, terminals, interrupts, started))
                     .addSubcommand("unescape", new UnescapeCommand(stdin, stdout))
                     .addSubcommand("merge", new MergeCommand())
-                    .addSubcommand("show", new ShowCommand());
+                    .addSubcommand("show", new ShowCommand())
+                    .addSubcommand("aot-training", new AotTrainingCommand());
             cli.setOut(out)
                     .setErr(err)
                     .setCaseInsensitiveEnumValuesAllowed(true)

@@ -98,10 +98,16 @@ final class TopCommand implements Callable<Integer> {
                     + "(rename and create, or copytruncate), until interrupted (Ctrl-C prints the result).")
     boolean follow;
 
-    @Option(names = "--salt", paramLabel = "MODE", defaultValue = "shared", converter = Converters.Salt.class,
+    @Option(names = "--salt", paramLabel = "MODE", converter = Converters.Salt.class,
             completionCandidates = Converters.SaltModes.class,
-            description = "Eviction salt: shared, sharded or per-worker (default: ${DEFAULT-VALUE}).")
+            description = "Eviction salt: shared, sharded or per-worker (default: shared with one table, "
+                    + "per-worker with a table per thread).")
     SaltMode salt;
+
+    @Option(names = "--shared-table",
+            description = "With --threads > 1, let every thread write one shared table instead of a table per "
+                    + "thread (the default; the tables split --memory).")
+    boolean sharedTable;
 
     @Option(names = "--numa", paramLabel = "POLICY", defaultValue = "default", converter = Converters.Numa.class,
             description = "NUMA placement of the table: default (first touch), local, interleave, node:N "
@@ -145,15 +151,19 @@ final class TopCommand implements Callable<Integer> {
     private final Supplier<InputStream> stdin;
     private final Terminals terminals;
     private final Interrupts interrupts;
+    /** {@link System#nanoTime()} when the tool started (before the options were parsed). */
+    private final long started;
 
-    TopCommand(Supplier<InputStream> stdin, Terminals terminals, Interrupts interrupts) {
+    TopCommand(Supplier<InputStream> stdin, Terminals terminals, Interrupts interrupts, long started) {
         this.stdin = stdin;
         this.terminals = terminals;
         this.interrupts = interrupts;
+        this.started = started;
     }
 
     @Override
     public Integer call() throws Exception {
+        long called = System.nanoTime();
         check(k >= 1 && k <= 100_000, "--k", k, "must be in 1..100000");
         check(threads >= 1 && threads <= 1024, "--threads", threads, "must be in 1..1024");
         check(field == null || field >= 1, "--field", field, "must be >= 1");
@@ -169,7 +179,14 @@ final class TopCommand implements Callable<Integer> {
                     + "followed without it)");
         }
         Diagnostics.engineLogging(verbose);
-        HotkeeperBuilder builder = Hotkeeper.builder().saltMode(salt).placement(numa).seed(seed);
+        HotkeeperBuilder builder = Hotkeeper.builder().placement(numa).seed(seed);
+        if (salt != null) {
+            builder.saltMode(salt);
+        }
+        int tables = workerTables();
+        if (tables > 1) {
+            builder.workerTables(tables); // each ingest thread writes its own table: no line moves between cores
+        }
         configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
@@ -182,7 +199,9 @@ final class TopCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        long setup = System.nanoTime();
         try (Ingest ingest = Ingest.open(files, stdin, follow); Hotkeeper hk = build(builder)) {
+            long ready = System.nanoTime();
             if (verbose) {
                 ingest.onInput(name -> {
                     err.println("hotkeeper: reading " + name);
@@ -213,13 +232,15 @@ final class TopCommand implements Callable<Integer> {
                     periodic.stop();
                 }
             }
-            double seconds = (System.nanoTime() - start) / 1e9;
+            long ingested = System.nanoTime();
+            double seconds = (ingested - start) / 1e9;
             if (!interrupts.finishing()) {
                 while (true) {
                     LockSupport.park(); // a signal's handler writes the partial result and exits the JVM
                 }
             }
             int reported = printer.whole();
+            long printed = System.nanoTime();
             if (tally.keys == 0 && (tally.missingField + tally.badWeights > 0 || field != null && tally.empty > 0)) {
                 // --field or --weight-field matched no line: say so rather than print an empty result silently.
                 err.println("hotkeeper: every line was skipped (" + skipReasons(tally) + "; check --field"
@@ -230,6 +251,13 @@ final class TopCommand implements Callable<Integer> {
             }
             if (stats) {
                 ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);
+                ObjectNode phases = stats.putObject("phases");
+                phases.put("jvm", jvmSeconds());
+                phases.put("options", (called - started) / 1e9);
+                phases.put("setup", (ready - setup) / 1e9);
+                phases.put("map", ingest.mapNanos() / 1e9);
+                phases.put("ingest", (ingested - start - ingest.mapNanos()) / 1e9);
+                phases.put("output", (printed - ingested) / 1e9);
                 // The first table's region ("table", or "table[0, ...]" when a window or NUMA nodes split it).
                 var table = hk.placement().regions().stream().filter(r -> r.name().startsWith("table"))
                         .findFirst().orElseThrow();
@@ -243,6 +271,29 @@ final class TopCommand implements Callable<Integer> {
             err.flush();
         }
         return interrupts.exitCode(0);
+    }
+
+    /**
+     * Tables the sketch gets: one per ingest thread (rounded down to a power of two, at most
+     * {@link Hotkeeper#MAX_WORKER_TABLES}) so that threads do not write each other's table lines, sharing
+     * {@code --memory}; one with {@code --shared-table}, one thread, or a {@code --window} (whose slices are tables).
+     */
+    int workerTables() {
+        if (threads <= 1 || sharedTable || window != null) {
+            return 1;
+        }
+        return Integer.highestOneBit(Math.min(threads, Hotkeeper.MAX_WORKER_TABLES));
+    }
+
+    /**
+     * Seconds from the JVM's start (its own clock, {@code RuntimeMXBean.getUptime}, in milliseconds; the exec and
+     * the launcher's few milliseconds before it are not counted) to the tool's start: JVM start-up and loading the
+     * tool's classes. (The kernel's process start time, {@code ProcessHandle.Info.startInstant}, was tried: on a VM
+     * whose wall clock drifted from its boot time it was off by seconds.)
+     */
+    private double jvmSeconds() {
+        long uptimeNanos = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
+        return Math.max(0, uptimeNanos - (System.nanoTime() - started)) / 1e9;
     }
 
     private static String skipReasons(Tally t) {
@@ -312,6 +363,7 @@ final class TopCommand implements Callable<Integer> {
         s.put("nativeBytes", info.nativeBytes());
         s.put("tableBytes", info.tableBytes());
         s.put("buckets", info.buckets());
+        s.put("tables", info.tables());
         s.put("shardBytes", info.shardBytes());
         s.put("shards", info.shards());
         s.put("shardCapacity", info.shardCapacity());

@@ -134,6 +134,81 @@ class LauncherIT {
     }
 
     @Test
+    void theAotCacheIsMadeOnceAndAMissingStaleOrBrokenOneIsSilent() throws Exception {
+        // A scratch tree with a copy of the built jar (no sources, so the launcher does not rebuild it).
+        Path tree = Files.createDirectories(dir.resolve("aot-tree"));
+        Files.createDirectories(tree.resolve("bin"));
+        Files.createDirectories(tree.resolve("cli/target"));
+        Files.copy(ROOT.resolve("bin/find-java"), tree.resolve("bin/find-java"));
+        Path launcher = Files.copy(LAUNCHER, tree.resolve("hotkeeper"));
+        Path jar = Files.copy(ROOT.resolve("cli/target/hotkeeper.jar"), tree.resolve("cli/target/hotkeeper.jar"));
+        Path aot = tree.resolve("cli/target/hotkeeper.aot");
+        Path input = Inputs.write(dir, "aot-keys.txt", Inputs.shuffled(new long[] {9, 5, 3}, 4));
+        List<String> expected = List.of("1\tkey-0\t9\t0", "2\tkey-1\t5\t0", "3\tkey-2\t3\t0");
+
+        Result off = runAs(launcher, dir, Map.of("HOTKEEPER_AOT", "0"), "top", "--format", "tsv", input.toString());
+        assertEquals("", off.err());
+        assertEquals(expected, off.lines());
+        assertFalse(Files.exists(aot), "HOTKEEPER_AOT=0 makes no cache");
+
+        Result first = runAs(launcher, dir, Map.of(), "top", "--format", "tsv", input.toString());
+        assertEquals("", first.err()); // training is silent
+        assertEquals(expected, first.lines());
+        assertTrue(Files.size(aot) > 0, "the training run made the cache");
+        assertEquals(0, listTemporaries(tree).size(), listTemporaries(tree).toString());
+
+        // A cache that the JVM cannot use (garbage, newer than the jar): used, rejected without a word.
+        Files.writeString(aot, "not an AOT cache");
+        Result broken = runAs(launcher, dir, Map.of(), "top", "--format", "tsv", input.toString());
+        assertEquals("", broken.err());
+        assertEquals(expected, broken.lines());
+
+        // A jar newer than the cache: the cache is made again.
+        Files.setLastModifiedTime(aot, java.nio.file.attribute.FileTime.fromMillis(
+                Files.getLastModifiedTime(jar).toMillis() - 60_000));
+        Result stale = runAs(launcher, dir, Map.of(), "top", "--format", "tsv", input.toString());
+        assertEquals("", stale.err());
+        assertEquals(expected, stale.lines());
+        assertTrue(Files.size(aot) > 1000, "remade: " + Files.size(aot));
+    }
+
+    @Test
+    void theJdkFoundIsNotedAndUsedWhileJavaHomeAndPathStay() throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("note-tree"));
+        Files.createDirectories(tree.resolve("bin"));
+        Files.createDirectories(tree.resolve("cli/target"));
+        Files.copy(ROOT.resolve("bin/find-java"), tree.resolve("bin/find-java"));
+        Path launcher = Files.copy(LAUNCHER, tree.resolve("hotkeeper"));
+        Files.copy(ROOT.resolve("cli/target/hotkeeper.jar"), tree.resolve("cli/target/hotkeeper.jar"));
+        Path note = tree.resolve("cli/target/hotkeeper.java");
+        Map<String, String> noAot = Map.of("HOTKEEPER_AOT", "0");
+        Result first = runAs(launcher, dir, noAot, "--version");
+        assertEquals(0, first.exit(), first.err());
+        List<String> noted = Files.readAllLines(note);
+        assertEquals(2, noted.size(), noted.toString());
+        assertTrue(Files.isExecutable(Path.of(noted.get(1))), noted.toString());
+        // A stand-in java in the note (older than the note): the launcher runs it without asking bin/find-java.
+        Path fake = tree.resolve("fake-java");
+        Files.writeString(fake, "#!/usr/bin/env bash\necho noted-java\n");
+        Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setLastModifiedTime(fake, java.nio.file.attribute.FileTime.fromMillis(0));
+        Files.writeString(note, noted.get(0) + "\n" + fake + "\n");
+        assertEquals("noted-java\n", runAs(launcher, dir, noAot, "--version").text());
+        // Another JAVA_HOME: the note does not apply, bin/find-java is asked again and the note rewritten.
+        Result other = runAs(launcher, dir, Map.of("HOTKEEPER_AOT", "0", "JAVA_HOME", "/nonexistent-jdk"),
+                "--version");
+        assertEquals("hotkeeper " + Version.number() + "\n", other.text(), other.err());
+        assertTrue(Files.readString(note).startsWith("/nonexistent-jdk|"), Files.readString(note));
+    }
+
+    private static List<Path> listTemporaries(Path tree) throws IOException {
+        try (var files = Files.list(tree.resolve("cli/target"))) {
+            return files.filter(p -> p.getFileName().toString().contains("tmp")
+                    || p.getFileName().toString().endsWith(".config")).toList();
+        }
+    }
+
+    @Test
     void numaLocalOnAnyMachinePrintsNothingButTheResult() throws Exception {
         // On a machine with one node (or no libnuma) the engine logs a fallback note: not on stderr by default.
         Result r = run("a\nb\na\n".getBytes(StandardCharsets.UTF_8), "top", "--min-count", "1", "--format", "tsv",

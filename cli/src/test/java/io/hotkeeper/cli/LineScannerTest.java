@@ -84,6 +84,7 @@ class LineScannerTest {
         text.append("tail");
         MemorySegment s = seg(text.toString());
         for (int threads : new int[] {1, 2, 3, 7, 64}) {
+            // 1 thread: ranges as long as allowed (one here); more: RANGES_PER_WORKER each, at least MIN_CHUNK long
             List<long[]> ranges = Ingest.cutPoints(s, threads);
             long expectedStart = 0;
             for (long[] r : ranges) {
@@ -96,6 +97,10 @@ class LineScannerTest {
             assertEquals(s.byteSize(), expectedStart);
             assertTrue(ranges.size() >= Math.min(threads, s.byteSize() / Ingest.MIN_CHUNK), ranges.size() + "");
             assertTrue(ranges.size() <= Math.max(threads, s.byteSize() / Ingest.MIN_CHUNK + 1), ranges.size() + "");
+            if (threads > 1) { // several ranges per worker, so that the workers finish together
+                assertTrue(ranges.size() >= Math.min((long) Ingest.RANGES_PER_WORKER * threads,
+                        s.byteSize() / Ingest.MIN_CHUNK), threads + " threads: " + ranges.size() + " ranges");
+            }
         }
     }
 }

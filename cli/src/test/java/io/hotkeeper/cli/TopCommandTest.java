@@ -180,6 +180,42 @@ class TopCommandTest {
                 "saltShards")) {
             assertTrue(s.has(f), f);
         }
+        JsonNode phases = s.get("phases");
+        for (String f : List.of("jvm", "options", "setup", "map", "ingest", "output")) {
+            assertTrue(phases.get(f).isNumber(), f + " in " + phases);
+            assertTrue(phases.get(f).asDouble() >= 0, f + " in " + phases);
+        }
+        assertTrue(phases.get("map").asDouble() + phases.get("ingest").asDouble()
+                <= s.get("elapsedSeconds").asDouble() + 1e-6, phases.toString());
+    }
+
+    @Test
+    void threadsGetATableEachUnlessSharedTableIsAsked() throws Exception {
+        Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 6));
+        long total = java.util.Arrays.stream(COUNTS).sum();
+        // threads -> tables: one per thread, rounded down to a power of two
+        int[][] cases = {{1, 1}, {2, 2}, {3, 2}, {4, 4}};
+        List<String> first = null;
+        for (int[] c : cases) {
+            Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--threads", Integer.toString(c[0]),
+                    file.toString());
+            assertEquals(0, r.exit(), r.err());
+            JsonNode s = JSON.readTree(r.err());
+            assertEquals(c[1], s.get("tables").asInt(), r.err());
+            assertEquals(c[1] == 1 ? "shared" : "per_worker", s.get("saltMode").asText(), r.err());
+            assertTrue(s.get("nativeBytes").asLong() <= s.get("memoryBudget").asLong(), r.err());
+            assertEquals(total, s.get("keys").asLong());
+            if (first == null) {
+                first = r.lines();
+            }
+            assertEquals(first, r.lines(), "--threads " + c[0]); // the distinct keys fit: exact at any count
+        }
+        Cli.Result shared = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--shared-table",
+                file.toString());
+        JsonNode s = JSON.readTree(shared.err());
+        assertEquals(1, s.get("tables").asInt(), shared.err());
+        assertEquals("shared", s.get("saltMode").asText(), shared.err());
+        assertEquals(first, shared.lines());
     }
 
     @Test
