@@ -163,9 +163,11 @@ class TopCommandTest {
         assertEquals(total, s.get("lines").asLong());
         assertEquals(Files.size(file), s.get("bytes").asLong());
         assertEquals(0, s.get("truncatedKeys").asLong());
-        // 256 KiB in all: one shard of 256-byte keys, two combiner blocks, the salt, and the table (any bucket
-        // count) and its links take the rest: 1,501 buckets.
-        assertEquals(96_064, s.get("tableBytes").asLong());
+        // 256 KiB in all, two ingest threads: a table per thread, each with an equal share; in each share a key
+        // shard (entries sized by their keys), and the table (any bucket count) and its links take the rest:
+        // 864 buckets per table, 2 x 55,296 bytes.
+        assertEquals(2, s.get("tables").asInt());
+        assertEquals(110_592, s.get("tableBytes").asLong());
         assertEquals(262144, s.get("memoryBudget").asLong());
         assertTrue(s.get("nativeBytes").asLong() <= 262144, r.err());
         assertTrue(s.get("shardBytes").asLong() > 0);

@@ -70,26 +70,26 @@ public class BrokenPromotionVersusReplacementTest {
                 if (found < 0) {
                     return;
                 }
-                long word = f.table.slotVolatile(found);
+                long word = f.table.lvSlot(found);
                 // BUG: PROMOTING is neither tested nor set.
                 if (TableLayout.tracked(word) || TableLayout.count(word) < f.table.promotionFloor()
                         || TableLayout.fingerprint(word) != f.table.fingerprint(hash)) {
                     return;
                 }
-                if (f.table.casSlotVolatile(found, word, word | TableLayout.TRACKED)) {
+                if (f.table.casSlot(found, word, word | TableLayout.TRACKED)) {
                     slot = found;
                 }
             }
             if (slot < 0) {
                 return;
             }
-            long link = shard.insertChars(hash, slot, key, TableLayout.count(f.table.slotVolatile(slot)));
+            long link = shard.insertChars(hash, slot, key, TableLayout.count(f.table.lvSlot(slot)));
             if (link == 0) {
                 return; // not reached here: the shard has room
             }
             // BUG: stored whatever happened to the slot since the claim (a newer promotion's link included).
             LINK.setVolatile(f.links, slot, link);
-            long word = f.table.slotVolatile(slot);
+            long word = f.table.lvSlot(slot);
             if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != f.table.fingerprint(hash)
                     || (long) LINK.getVolatile(f.links, slot) != link) {
                 shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));

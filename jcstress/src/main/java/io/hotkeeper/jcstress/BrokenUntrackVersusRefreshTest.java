@@ -53,7 +53,7 @@ public class BrokenUntrackVersusRefreshTest {
     /** Untrack without the lock (the bug: the link is cleared before the slot CAS, and a lost CAS gives up). */
     static void brokenUntrack(LinkLockFixture f, long slot, long hash, long link) {
         for (int attempt = 0; attempt < 16; attempt++) {
-            long word = f.table.slotVolatile(slot);
+            long word = f.table.lvSlot(slot);
             if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != f.table.fingerprint(hash)) {
                 return;
             }
@@ -61,7 +61,7 @@ public class BrokenUntrackVersusRefreshTest {
                 return;
             }
             LINK.setVolatile(f.links, slot, 0L);
-            if (f.table.casSlotVolatile(slot, word, word & ~TableLayout.TRACKED)) {
+            if (f.table.casSlot(slot, word, word & ~TableLayout.TRACKED)) {
                 return;
             }
         }

@@ -235,7 +235,7 @@ final class Fixtures {
 
         /** Slot {@code slot} of bucket 0 (acquire load). */
         long slot(int slot) {
-            return table.readSlotAcquire(BUCKET, slot);
+            return table.laSlot(BUCKET, slot);
         }
 
         /**

@@ -96,7 +96,7 @@ final class LinkLockFixture {
         if (slot < 0) {
             return -1;
         }
-        long word = table.slotVolatile(slot);
+        long word = table.lvSlot(slot);
         if (!TableLayout.tracked(word)) {
             return 0;
         }
@@ -148,7 +148,7 @@ final class LinkLockFixture {
         long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
         for (long s = 0; s < slots; s++) {
             long slot = s * TableLayout.SLOT_BYTES;
-            long word = table.slotVolatile(slot);
+            long word = table.lvSlot(slot);
             if (TableLayout.promoting(word)) {
                 bad |= LOCK_LEFT;
             }
@@ -181,7 +181,7 @@ final class LinkLockFixture {
                     continue;
                 }
                 long slot = shard.recordedSlot(e);
-                if (!TableLayout.tracked(table.slotVolatile(slot))
+                if (!TableLayout.tracked(table.lvSlot(slot))
                         || shards.linkWord(slot) != ShardLayout.link(shard.id(), e, ShardLayout.generation(state))) {
                     bad |= ORPHAN;
                 }

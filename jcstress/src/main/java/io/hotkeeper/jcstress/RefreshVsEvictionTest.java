@@ -29,7 +29,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * {@code compareAndSet}). Two writers of one word are therefore serialised by the word itself: each either
  * applies to the other's result or fails, and a failed writer re-scans (the refresh through observeFull; the
  * challenger's phase 3 returns -1 and observeFull scans and draws again with a fresh salt value). Happens-before
- * is not what makes it hold: atomicity of each CAS is. The arbiter reads with acquire ({@code readSlotAcquire},
+ * is not what makes it hold: atomicity of each CAS is. The arbiter reads with acquire ({@code laSlot},
  * {@code estimate}), which pairs with the release CASes, though jcstress's own join already orders it.
  *
  * <p>Determinism: the lottery (base 2) is seeded, and spare bits are searched at class initialisation so that

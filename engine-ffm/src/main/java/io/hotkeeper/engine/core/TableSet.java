@@ -203,7 +203,7 @@ public final class TableSet {
         for (BucketTable t : tables) {
             for (long b = 0; b < t.bucketCount(); b++) {
                 for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                    long word = t.readSlotAcquire(b, s);
+                    long word = t.laSlot(b, s);
                     if (word == 0) {
                         break;
                     }
@@ -227,7 +227,7 @@ public final class TableSet {
             for (long b = 0; b < t.bucketCount(); b++) {
                 int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
                 for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                    bucket[s] = t.readSlotAcquire(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
+                    bucket[s] = t.laSlot(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
                 }
                 int used = 0;
                 for (long word : bucket) {
@@ -300,7 +300,7 @@ public final class TableSet {
         boolean expelled = false;
         int waits = 0;
         while (true) {
-            long word = t.slotVolatile(offset);
+            long word = t.lvSlot(offset);
             if (word == 0) {
                 return expelled;
             }
@@ -320,12 +320,12 @@ public final class TableSet {
             }
             if (TableLayout.tracked(word) && ks != null) {
                 long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
-                if (t.casSlotVolatile(offset, word, locked)) {
+                if (t.casSlot(offset, word, locked)) {
                     expelled |= ks.replaced(offset, word, true);
                 }
                 continue;
             }
-            if (t.casSlotVolatile(offset, word, 0L)) {
+            if (t.casSlot(offset, word, 0L)) {
                 return expelled;
             }
         }
@@ -334,13 +334,13 @@ public final class TableSet {
     /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
     private static boolean scaleSlot(BucketTable t, long offset, double factor) {
         while (true) {
-            long word = t.slotVolatile(offset);
+            long word = t.lvSlot(offset);
             if (word == 0) {
                 return false;
             }
             long count = TableLayout.count(word);
             long scaled = Math.max(1, (long) Math.floor(count * factor));
-            if (scaled == count || t.casSlotVolatile(offset, word, word - count + scaled)) {
+            if (scaled == count || t.casSlot(offset, word, word - count + scaled)) {
                 return true;
             }
         }
@@ -350,7 +350,7 @@ public final class TableSet {
     private static boolean inOrder(BucketTable t, long b) {
         boolean empty = false;
         for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-            long word = t.readSlotAcquire(b, s);
+            long word = t.laSlot(b, s);
             if (word == 0) {
                 empty = true;
             } else if (empty) {

@@ -253,14 +253,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             if (slot < 0) {
                 return -1;
             }
-            long word = table.slotVolatile(slot);
+            long word = table.lvSlot(slot);
             if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0
                     || TableLayout.count(word) < table.promotionFloor()
                     || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
                 return -1;
             }
             // Volatile CAS: takes the link lock (see the class comment).
-            if (table.casSlotVolatile(slot, word, word | TableLayout.TRACKED | TableLayout.PROMOTING)) {
+            if (table.casSlot(slot, word, word | TableLayout.TRACKED | TableLayout.PROMOTING)) {
                 return slot;
             }
         }
@@ -282,10 +282,10 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         // newer promotion's link: we hold the link lock, so no other claim has started on this slot.
         LINK.setVolatile(links, slot, link);
         while (true) {
-            long word = table.slotVolatile(slot);
+            long word = table.lvSlot(slot);
             if (TableLayout.tracked(word)) {
                 // Our claim is intact (with the promoting bit still set, no one else can have set the tracked bit).
-                if (table.casSlotVolatile(slot, word, word & ~TableLayout.PROMOTING)) {
+                if (table.casSlot(slot, word, word & ~TableLayout.PROMOTING)) {
                     stats.add(statsHandle, StatsLayout.PROMOTIONS, 1);
                     return;
                 }
@@ -293,7 +293,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                 // Replaced meanwhile: our entry names a slot that holds another key. The replacer may have read our
                 // link and handed the entry over already; deleteOwn goes through the same gate, so once either way.
                 LINK.compareAndSet(links, slot, link, 0L);
-                if (table.casSlotVolatile(slot, word, word & ~TableLayout.PROMOTING)) {
+                if (table.casSlot(slot, word, word & ~TableLayout.PROMOTING)) {
                     shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
                     return;
                 }
@@ -308,9 +308,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     private void unclaim(long slot) {
         while (true) {
-            long word = table.slotVolatile(slot);
+            long word = table.lvSlot(slot);
             long bits = TableLayout.tracked(word) ? TableLayout.TRACKED | TableLayout.PROMOTING : TableLayout.PROMOTING;
-            if (table.casSlotVolatile(slot, word, word & ~bits)) {
+            if (table.casSlot(slot, word, word & ~bits)) {
                 return;
             }
         }
@@ -323,11 +323,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     private void untrack(long slot, long hash, long link) {
         while (true) {
-            long word = table.slotVolatile(slot);
+            long word = table.lvSlot(slot);
             if (!TableLayout.settled(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
                 return; // not tracked, or a claim in flight (then the tracked bit is that claim's, not ours)
             }
-            if (table.casSlotVolatile(slot, word, word | TableLayout.PROMOTING)) {
+            if (table.casSlot(slot, word, word | TableLayout.PROMOTING)) {
                 break;
             }
         }
@@ -337,24 +337,24 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             LINK.setVolatile(links, slot, 0L);
         }
         while (true) {
-            long word = table.slotVolatile(slot);
+            long word = table.lvSlot(slot);
             // A replacement meanwhile cleared the tracked bit itself; only the lock is left to give back.
             long bits = ours && TableLayout.tracked(word) ? TableLayout.TRACKED | TableLayout.PROMOTING
                     : TableLayout.PROMOTING;
-            if (table.casSlotVolatile(slot, word, word & ~bits)) {
+            if (table.casSlot(slot, word, word & ~bits)) {
                 return;
             }
         }
     }
 
     private long countOf(long slot) {
-        return TableLayout.count(table.slotVolatile(slot));
+        return TableLayout.count(table.lvSlot(slot));
     }
 
     @Override
     public long trackedCount(KeyShard shard, int entry, long link) {
         long slot = shard.recordedSlot(entry);
-        long word = table.slotVolatile(slot);
+        long word = table.lvSlot(slot);
         if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(shard.recordedHash(entry))
                 || (long) LINK.getVolatile(links, slot) != link) {
             return 0; // a stale entry: its slot moved on; evicting it costs nothing
@@ -510,7 +510,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             if (key == null || table.bucketOffset(key.hash()) != (slot & ~(TableLayout.BUCKET_BYTES - 1L))) {
                 continue;
             }
-            long word = table.slotVolatile(slot);
+            long word = table.lvSlot(slot);
             if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(key.hash())
                     || !hashes.add(key.hash())) {
                 continue;
@@ -558,7 +558,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                     continue;
                 }
                 long slot = shard.recordedSlot(entry);
-                long word = table.slotOpaque(slot);
+                long word = table.loSlot(slot);
                 if (!TableLayout.tracked(word)
                         || TableLayout.fingerprint(word) != table.fingerprint(shard.recordedHash(entry))
                         || (long) LINK.getOpaque(links, slot)
@@ -582,13 +582,13 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         if (slot < 0) {
             return 0;
         }
-        long word = table.slotVolatile(slot);
+        long word = table.lvSlot(slot);
         return TableLayout.tracked(word) ? TableLayout.count(word) : 0;
     }
 
     /** The table slot word at byte offset {@code slot} (tests, diagnostics). Threads: any. Progress: wait-free. */
     public long slotWord(long slot) {
-        return table.slotVolatile(slot);
+        return table.lvSlot(slot);
     }
 
     /** The link segment and every shard segment (tests: all must die with the arena). Threads: any. */

@@ -22,8 +22,11 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
  * <p>Happens-before: a slot word written by a successful CAS (release) is seen whole by any later load of that
  * slot. Loads on the update path are plain: every write there is a CAS whose expected value is the word loaded,
  * so a stale load can only fail the CAS (a retry re-reads after an acquire fence), never store a wrong word;
- * {@link #estimate} reads plain loads between two acquire fences. {@link #readSlotAcquire} pairs with the release
+ * {@link #estimate} reads plain loads between two acquire fences. {@link #laSlot} pairs with the release
  * CAS for readers that must also see what the writer did before it.
+ *
+ * <p>Access-mode names (JCTools style, docs/design.md "Memory order of every shared access"): {@code lv} volatile
+ * load, {@code la} acquire load, {@code lo} opaque load, {@code cas} volatile CAS, {@code casRel} release CAS.
  *
  * <p>Threads: any number, concurrently. Progress: {@link #observe} is lock-free (a failed CAS means another
  * thread's CAS on the same bucket succeeded); phase-3 retries are bounded; {@link #estimate} is wait-free.
@@ -224,7 +227,7 @@ public final class BucketTable {
             if (word == 0) {
                 // Not in the bucket (occupied slots are a prefix): claim this, the lowest empty slot.
                 long count = Math.min(weight, MAX_COUNT);
-                if (cas(offset, 0L, TableLayout.word(fp, count))) {
+                if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
@@ -232,7 +235,7 @@ public final class BucketTable {
             }
             if (TableLayout.fingerprint(word) == fp) {
                 long next = TableLayout.count(word) + weight;
-                if (weight < fastLimit && next < fastLimit && cas(offset, word, word + weight)) {
+                if (weight < fastLimit && next < fastLimit && casRelSlot(offset, word, word + weight)) {
                     stats.add(statsHandle, StatsLayout.REFRESHES, 1);
                     return flags(word, next);
                 }
@@ -288,8 +291,8 @@ public final class BucketTable {
             }
             if (empty >= 0) {
                 long count = Math.min(weight, MAX_COUNT);
-                // Release CAS 0 -> word: pairs with readSlotAcquire. Fails only if another thread claimed it.
-                if (cas(base + (long) empty * SLOT_BYTES, 0L, TableLayout.word(fp, count))) {
+                // Release CAS 0 -> word: pairs with laSlot. Fails only if another thread claimed it.
+                if (casRelSlot(base + (long) empty * SLOT_BYTES, 0L, TableLayout.word(fp, count))) {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
@@ -308,10 +311,10 @@ public final class BucketTable {
 
     /**
      * Strong CAS with release semantics: the new word and everything the writer did before it become visible to
-     * a reader that loads the word with acquire ({@link #readSlotAcquire}). Strong, because a spurious failure
+     * a reader that loads the word with acquire ({@link #laSlot}). Strong, because a spurious failure
      * would cost a full re-scan of the bucket.
      */
-    private boolean cas(long offset, long expected, long next) {
+    private boolean casRelSlot(long offset, long expected, long next) {
         return (long) SLOT.compareAndExchangeRelease(table, offset, expected, next) == expected;
     }
 
@@ -349,7 +352,7 @@ public final class BucketTable {
         }
         boolean saturates = weight >= MAX_COUNT - count;
         long next = saturates ? MAX_COUNT : count + weight;
-        if (!cas(offset, word, (word & ~TableLayout.COUNT_MASK) | next)) {
+        if (!casRelSlot(offset, word, (word & ~TableLayout.COUNT_MASK) | next)) {
             return -1;
         }
         stats.add(statsHandle, StatsLayout.REFRESHES, 1);
@@ -409,7 +412,7 @@ public final class BucketTable {
             return 0;
         }
         if (taken == 0) {
-            if (!cas(offset, victim, victim - decrements)) {
+            if (!casRelSlot(offset, victim, victim - decrements)) {
                 return -1;
             }
             stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
@@ -536,12 +539,12 @@ public final class BucketTable {
     }
 
     /** The slot word at byte offset {@code offset}, volatile load. Threads: any. Progress: wait-free. */
-    public long slotVolatile(long offset) {
+    public long lvSlot(long offset) {
         return (long) SLOT.getVolatile(table, offset);
     }
 
     /** The slot word at byte offset {@code offset}, opaque load. Threads: any. Progress: wait-free. */
-    public long slotOpaque(long offset) {
+    public long loSlot(long offset) {
         return (long) SLOT.getOpaque(table, offset);
     }
 
@@ -563,7 +566,7 @@ public final class BucketTable {
      * Volatile CAS of the slot word at {@code offset} (sets or clears the tracked bit in the shard protocol).
      * Threads: any. Progress: wait-free (one CAS).
      */
-    public boolean casSlotVolatile(long offset, long expected, long next) {
+    public boolean casSlot(long offset, long expected, long next) {
         return SLOT.compareAndSet(table, offset, expected, next);
     }
 
@@ -571,7 +574,7 @@ public final class BucketTable {
      * Slot {@code slot} of bucket {@code bucket}, loaded with acquire semantics (pairs with the release CAS of
      * the writer). Threads: any. Progress: wait-free.
      */
-    public long readSlotAcquire(long bucket, int slot) {
+    public long laSlot(long bucket, int slot) {
         return (long) SLOT.getAcquire(table, (bucket << BUCKET_SHIFT) + (long) slot * SLOT_BYTES);
     }
 

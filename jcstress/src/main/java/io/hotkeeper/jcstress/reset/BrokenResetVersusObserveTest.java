@@ -60,18 +60,18 @@ public class BrokenResetVersusObserveTest {
         for (long b = 0; b < table.bucketCount(); b++) {
             for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
                 long offset = b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES;
-                long word = table.slotVolatile(offset);
+                long word = table.lvSlot(offset);
                 if (word == 0) {
                     continue;
                 }
                 while (TableLayout.promoting(word)) {
                     Thread.onSpinWait();
-                    word = table.slotVolatile(offset);
+                    word = table.lvSlot(offset);
                 }
                 if (TableLayout.tracked(word)) {
                     // Untrack under the lock and hand off, as production does...
                     long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
-                    if (table.casSlotVolatile(offset, word, locked)) {
+                    if (table.casSlot(offset, word, locked)) {
                         shards.replaced(offset, word, true);
                     }
                 }
