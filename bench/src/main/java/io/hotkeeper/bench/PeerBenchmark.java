@@ -147,6 +147,9 @@ import java.util.function.Function;
  *   <tr><td>{@code exactMap}</td><td>~72 B per distinct key + table (ignores {@code memory})</td><td>would need a
  *       full scan and sort</td><td>-</td></tr>
  * </table>
+ *
+ * <p>Size: every contender of the side-by-side tables in one JMH class, so that one run measures them all under the
+ * same parameters.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

@@ -29,6 +29,9 @@ import java.util.function.Supplier;
  * boundaries, which the worker threads take from a shared list; keys are hashed straight from the mapping.
  * Standard input and other streams (pipes, devices) are read by the calling thread in blocks that end at a line
  * boundary, handed to the workers through a bounded queue. Threads: one caller. Progress: blocking.
+ *
+ * <p>Size: the three ingest paths (a mapped file split into ranges, a stream read in blocks, a followed file) share
+ * their workers, progress and shutdown handling, kept together so an interrupt is handled the same way on each.
  */
 final class Ingest implements AutoCloseable {
     /** Largest byte range of a mapped file given to one worker at a time. */

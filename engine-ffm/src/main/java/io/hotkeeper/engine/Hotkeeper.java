@@ -79,6 +79,10 @@ import java.util.Objects;
  * KDD 2018 (buckets of several cells, decay the weakest). [3] docs/decisions/salt.md (shared vs sharded salt).
  * The instance is a thin facade: hashing in KeyHasher, the phases in BucketTable, the salt in EvictionSalt,
  * stats in StatsStripes; each owns one region of the arena.
+ *
+ * <p>Size: the facade carries the contract javadoc (threads, progress, close rule) of its forty-odd public methods
+ * and the wiring of the parts in its constructor; the logic lives in TableSet, BucketTable, KeyShards,
+ * HotKeyCombiners and the snapshot package.
  */
 public final class Hotkeeper implements AutoCloseable {
     /** Default table size. */

@@ -35,6 +35,9 @@ import java.util.Objects;
 /**
  * Configures a {@link Hotkeeper}. Threads: one (not thread-safe). Progress: wait-free except
  * {@link #build()}, which allocates native memory and may read {@code SecureRandom} (blocking).
+ *
+ * <p>Size: mostly the javadoc of each option (what it costs, what it excludes); the checks that span options are in
+ * one method, checkOptions.
  */
 public final class HotkeeperBuilder {
     long memoryBytes = Hotkeeper.DEFAULT_MEMORY_BYTES;

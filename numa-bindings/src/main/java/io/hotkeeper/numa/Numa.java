@@ -43,6 +43,9 @@ import java.util.TreeMap;
  * The topology (nodes, CPU to node table, page size) is read once, when the facade is loaded. Native
  * access must be enabled for this module ({@code --enable-native-access=io.hotkeeper.numa}, or
  * {@code ALL-UNNAMED} on the class path).
+ *
+ * <p>Size: the safe facade over every libnuma call the project uses, each with its errno handling and fallback; the
+ * generated bindings live in the generated package.
  */
 public final class Numa {
 

@@ -63,6 +63,9 @@ import java.util.function.LongFunction;
  * carrier share it through a try-lock gate, and bypass combining when it is held); {@link #pending} from any
  * thread. Progress: {@link #observe} is lock-free (it is the table's observe plus owner-local stores), except the
  * first admission of each worker, which allocates its block under a lock; {@link #pending} is wait-free.
+ *
+ * <p>Size: the owner path (admit, hit, flush, displace) and the estimators' path read the same entries under one
+ * publication protocol, so they stay in one class; the layout lives in CombinerLayout.
  */
 public final class HotKeyCombiners implements PendingCounts {
     /** Coordinates (MemorySegment, long byteOffset). */

@@ -55,6 +55,10 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *     stale link always names a state word, never the middle of another entry's key bytes; a freed entry is
  *     reused by its class, or by a smaller key when that class has no room, at the same position and size.
  *     Eviction for room (not for the entry count) takes only a victim of the needed class or larger.
+ *
+ * <p>Size: one class on purpose. Every method but the few foreign entry points touches the owner-only state (the
+ * SIEVE list, the per-class free lists and pages, the reap cursor), and the ownership rules of docs/shards.md are
+ * checked by reading this one file; the layout arithmetic lives in ShardLayout.
  */
 public final class KeyShard {
     /** Coordinates (MemorySegment, long byteOffset). */

@@ -44,6 +44,10 @@ import java.util.function.LongFunction;
  * <p>Threads: any. Progress: promotion is lock-free (it skips a busy shard; giving back the link lock is a CAS
  * loop on the slot word that fails only when another thread's refresh or replacement succeeded); deletion is
  * lock-free (a CAS loop on one state word) plus a wait-free push; {@link #topK} is wait-free.
+ *
+ * <p>Size: the shards of one table and the link protocol between table slots and entries (claim, settle, untrack,
+ * replace, visit), which must be read together against docs/shards.md "The rules"; the per-shard owner logic lives
+ * in KeyShard.
  */
 public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private static final VarHandle LINK = ValueLayout.JAVA_LONG.varHandle();

@@ -44,6 +44,9 @@ import java.util.Map;
  *
  * <p>Threads: any, at a quiescent point (above). Progress: wait-free (bounded by the table's slots and the
  * shards' entries); allocates its report.
+ *
+ * <p>Size: one check per invariant of docs/shards.md, each with its message; splitting them would scatter the list a
+ * reader compares with that page.
  */
 public final class ShardIntegrity {
     /** At most this many violations are described; the rest are counted. */

@@ -41,6 +41,9 @@ import java.util.Objects;
  * call, and a snapshot of a quiescent sketch is exact.
  *
  * <p>Threads: any; instances are immutable. Progress: wait-free, except the I/O methods (blocking).
+ *
+ * <p>Size: the snapshot value with its queries (estimate, topK, bounds) and both merges, each a few lines with its
+ * javadoc; the byte format lives in SnapshotFormat and the table merge in TableMerge.
  */
 public final class HotkeeperSnapshot {
     /**

@@ -49,6 +49,9 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
  *  5. Weighted observations: a refresh or claim adds the weight in one CAS. A challenge of weight w samples the
  *     number of trials until the next won draw from the geometric distribution (one draw per decrement instead
  *     of one per unit), so it costs O(log w) draws; all decrements land in one CAS.
+ *
+ * <p>Size: the three phases and the accessors they share, kept in one class so that every access to a slot word, and
+ * its mode, is in one file; the bit and offset arithmetic lives in TableLayout and TableGeometry.
  */
 public final class BucketTable {
     /** Coordinates (MemorySegment, long byteOffset); the segment is 128-byte aligned, so every mode is legal. */

@@ -23,6 +23,9 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  * is unlinked a second time (the shard's reference dropped twice). Used only by {@link BrokenReapCursorTest} to
  * show that {@link ReapCursorTest}'s checks catch exactly the bug the MEMBER check prevents. Keep it in step
  * with the production class when the reap protocol changes (the diff against it must stay that one check).
+ *
+ * <p>Size: a copy of KeyShard with one planted bug (the negative control), kept whole so the difference is that bug
+ * alone.
  */
 final class BrokenKeyShard {
     /** Coordinates (MemorySegment, long byteOffset). */
