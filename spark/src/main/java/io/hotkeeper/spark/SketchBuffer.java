@@ -41,6 +41,13 @@ public final class SketchBuffer {
      * a sketch's open, replay, snapshot and close (a few milliseconds for a 64 KiB table), so batches are large.
      */
     static final int LONG_BATCH = 1 << 20;
+    /**
+     * Long keys per queue chunk: 256 KiB arrays, below G1's humongous-object threshold (half a region; regions are
+     * at least 1 MiB), so a full queue is 32 ordinary young objects instead of one array that doubles into humongous
+     * regions (which triggered a concurrent cycle per few partitions).
+     */
+    static final int LONG_CHUNK_BITS = 15;
+    static final int LONG_CHUNK = 1 << LONG_CHUNK_BITS;
     /** String and binary keys queued, at most (their bytes are copied into one array, {@link #BYTES_BATCH}). */
     static final int OBJECT_BATCH = 1 << 18;
     /** Bytes of queued string and binary keys before a flush (a longer single key still fits: the array grows). */
@@ -54,8 +61,8 @@ public final class SketchBuffer {
     /** Snapshots merged into this buffer and not yet into {@link #snapshot} ({@link #collapse()}). */
     private final List<HotkeeperSnapshot> parts = new ArrayList<>();
     private long nulls;
-    /** Queued long keys (null until the first). */
-    private long[] longs;
+    /** Queued long keys in chunks of {@link #LONG_CHUNK} (null until the first); key i is in chunk i >>> LONG_CHUNK_BITS. */
+    private long[][] longs;
     /** Queued byte keys, back to back (null until the first); key i ends at {@code ends[i]}. */
     private byte[] bytes;
     private int[] ends;
@@ -84,14 +91,23 @@ public final class SketchBuffer {
 
     /** Queues a long key. */
     void add(long key) {
-        if (longs == null || pending == longs.length) {
-            if (pending == LONG_BATCH) {
-                flush();
-            }
-            longs = longs == null ? new long[256] : pending == 0 ? longs
-                    : Arrays.copyOf(longs, Math.min(LONG_BATCH, longs.length * 2));
+        if (pending == LONG_BATCH) {
+            flush();
         }
-        longs[pending++] = key;
+        if (longs == null) {
+            longs = new long[LONG_BATCH / LONG_CHUNK][];
+            longs[0] = new long[256];
+        }
+        int at = pending & (LONG_CHUNK - 1);
+        long[] chunk = longs[pending >>> LONG_CHUNK_BITS];
+        if (chunk == null) {
+            chunk = longs[pending >>> LONG_CHUNK_BITS] = new long[LONG_CHUNK];
+        } else if (at == chunk.length) {
+            // Only the first chunk starts short (small inputs); it doubles up to LONG_CHUNK.
+            chunk = longs[0] = Arrays.copyOf(chunk, chunk.length * 2);
+        }
+        chunk[at] = key;
+        pending++;
     }
 
     /** Queues a binary key (its bytes are copied). */
@@ -189,8 +205,12 @@ public final class SketchBuffer {
             }
             HotkeeperWriter writer = sketch.writer();
             if (longs != null) {
-                for (int i = 0; i < pending; i++) {
-                    writer.observe(longs[i]);
+                for (int from = 0; from < pending; from += LONG_CHUNK) {
+                    long[] chunk = longs[from >>> LONG_CHUNK_BITS];
+                    int n = Math.min(LONG_CHUNK, pending - from);
+                    for (int i = 0; i < n; i++) {
+                        writer.observe(chunk[i]);
+                    }
                 }
             } else {
                 int start = 0;
