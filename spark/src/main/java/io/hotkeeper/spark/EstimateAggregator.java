@@ -68,7 +68,7 @@ public final class EstimateAggregator extends Aggregator<byte[], SketchBuffer, L
     @Override
     public List<Row> finish(SketchBuffer buffer) {
         List<Row> rows = new ArrayList<>();
-        for (Object[] pair : buffer.top(k, type)) {
+        for (Object[] pair : buffer.top(k, type::item)) {
             rows.add(RowFactory.create(pair));
         }
         return rows;

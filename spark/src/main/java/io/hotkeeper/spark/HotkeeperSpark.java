@@ -3,9 +3,7 @@ package io.hotkeeper.spark;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
-import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.execution.aggregate.ScalaAggregator$;
 import org.apache.spark.sql.expressions.Aggregator;
 import org.apache.spark.sql.expressions.UserDefinedAggregator;
 import org.apache.spark.sql.functions;
@@ -13,7 +11,6 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.IntegralType;
 import org.apache.spark.sql.types.StringType;
 import scala.Function1;
-import scala.Option;
 import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -32,8 +29,9 @@ import java.util.List;
  *       returns their top {@code k}; {@code item_type} is {@code 'string'} (default), {@code 'binary'} or
  *       {@code 'bigint'}.</li>
  * </ul>
- * {@code k} (1..100,000) and {@code memory} (table bytes, 4 KiB .. 64 MiB, default 160 bytes per key) must be
- * constants.
+ * {@code k} (1..100,000) and {@code memory} (the total native bytes of each sketch, 4 KiB .. 256 MiB and at least
+ * what k keys need; default {@link SketchSpec#defaultMemory}) must be constants. Each function is a
+ * {@link SketchAggregate}, a Catalyst aggregate expression.
  *
  * <p>Threads: any; registration changes only the given session's function registry.
  */
@@ -105,7 +103,7 @@ public final class HotkeeperSpark {
         KeyType type = KeyType.of(args.get(0).dataType(), TOP_K);
         int k = (int) constant(TOP_K, "k", args.get(1), 1, 100_000);
         SketchSpec spec = spec(TOP_K, k, args.size() > 2 ? args.get(2) : null);
-        return aggregate(TOP_K, new TopKAggregator<>(type, spec), type, args.get(0));
+        return new SketchAggregate(args.get(0), SketchAggregate.Kind.TOP_K, type, spec);
     }
 
     private static Expression accumulate(List<Expression> args) {
@@ -113,7 +111,7 @@ public final class HotkeeperSpark {
         KeyType type = KeyType.of(args.get(0).dataType(), ACCUMULATE);
         int k = args.size() > 1 ? (int) constant(ACCUMULATE, "k", args.get(1), 1, 100_000) : 100;
         SketchSpec spec = spec(ACCUMULATE, k, args.size() > 2 ? args.get(2) : null);
-        return aggregate(ACCUMULATE, new AccumulateAggregator<>(type, spec), type, args.get(0));
+        return new SketchAggregate(args.get(0), SketchAggregate.Kind.ACCUMULATE, type, spec);
     }
 
     private static Expression estimate(List<Expression> args) {
@@ -131,27 +129,32 @@ public final class HotkeeperSpark {
             }
             type = KeyType.named(name.eval(null).toString(), ESTIMATE);
         }
-        return aggregate(ESTIMATE, new EstimateAggregator(type, k), KeyType.BINARY, args.get(0));
+        return new SketchAggregate(args.get(0), SketchAggregate.Kind.ESTIMATE, type, SketchSpec.forK(k));
     }
 
     private static SketchSpec spec(String function, int k, Expression memory) {
         if (memory == null) {
             return SketchSpec.forK(k);
         }
-        long bytes = constant(function, "memory", memory, 4096, 64L << 20);
-        return new SketchSpec(bytes, k, SketchSpec.DEFAULT_MAX_KEY_BYTES);
+        long bytes = constant(function, "memory", memory, SketchSpec.MIN_MEMORY, SketchSpec.MAX_MEMORY);
+        try {
+            return SketchSpec.checked(bytes, k, SketchSpec.DEFAULT_MAX_KEY_BYTES);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(function + ": " + e.getMessage(), e);
+        }
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Expression aggregate(String name, Aggregator<?, ?, ?> aggregator, KeyType input,
-                                        Expression column) {
-        UserDefinedAggregator udaf = (UserDefinedAggregator) functions.udaf((Aggregator) aggregator,
-                input.inputEncoder()).withName(name);
-        if (column.dataType() instanceof StringType) {
-            // Strings reach the sketch as their UTF-8 bytes (KeyType.inputEncoder).
-            column = new Cast(column, DataTypes.BinaryType, Option.empty());
-        }
-        return ScalaAggregator$.MODULE$.apply(udaf, CollectionConverters.asScala(List.of(column)).toSeq());
+    /**
+     * The typed {@code Aggregator} form of {@code hotkeeper_top_k} over {@code column} (the module's first
+     * implementation, kept for Dataset users and for timing against the Catalyst aggregate, see {@link Compare}):
+     * the same sketches and results, each row deserialized into a Java object first. Threads: any.
+     */
+    public static Column typedTopK(Column column, KeyType type, SketchSpec spec) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        UserDefinedAggregator udaf = (UserDefinedAggregator) functions.udaf(
+                (Aggregator) new TopKAggregator<>(type, spec), type.inputEncoder()).withName(TOP_K);
+        // Strings reach the typed aggregator as their UTF-8 bytes (KeyType.inputEncoder).
+        return udaf.apply(type == KeyType.STRING ? column.cast(DataTypes.BinaryType) : column);
     }
 
     private static void arity(String function, List<Expression> args, int min, int max, String signature) {

@@ -36,7 +36,7 @@ abstract class KeyAggregator<IN, OUT> extends Aggregator<IN, SketchBuffer, OUT> 
         } else if (value instanceof Long key) {
             buffer.add(key.longValue());
         } else {
-            buffer.add(value);
+            buffer.add((byte[]) value);
         }
         return buffer;
     }

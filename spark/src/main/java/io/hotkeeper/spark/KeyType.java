@@ -61,6 +61,15 @@ public enum KeyType {
         };
     }
 
+    /** The value a tracked key stands for in Spark's internal form (UTF8String, byte[], Long). Threads: any. */
+    Object internalItem(HeavyHitter hitter) {
+        return switch (this) {
+            case STRING -> org.apache.spark.unsafe.types.UTF8String.fromBytes(hitter.key());
+            case BINARY -> hitter.key();
+            case LONG -> hitter.keyAsLong();
+        };
+    }
+
     /**
      * The key type of a Spark column type: string (any collation's values are counted as their bytes), binary or
      * bigint. Threads: any.

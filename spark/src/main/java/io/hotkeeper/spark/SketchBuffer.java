@@ -5,6 +5,8 @@ import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperWriter;
 import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
 import io.hotkeeper.engine.snapshot.SnapshotFormatException;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.types.UTF8String;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -19,10 +21,13 @@ import java.util.List;
  * <h2>Native memory</h2>
  * A buffer holds no native memory between calls, so a buffer Spark drops (a spill of the object hash
  * aggregate, a failed or cancelled task, a speculative duplicate) leaks nothing and needs no cleanup. Keys are
- * queued on the heap; every {@value #LONG_BATCH} long keys or {@value #OBJECT_BATCH} others, and before a merge, serialization or result, one call opens a
- * sketch, merges the snapshot into it (table by table: every sketch here has the same seed and size, see
- * {@link SketchSpec}), observes the queued keys, takes a new snapshot and closes the sketch, all within a
- * try-with-resources block. At most one sketch per running call is open; none is open between calls.
+ * queued on the heap (long keys in a {@code long[]}, string and binary keys back to back in one {@code byte[]});
+ * every {@value #LONG_BATCH} long keys or {@value #OBJECT_BATCH} others (or {@value #BYTES_BATCH} bytes of them),
+ * and before this buffer is merged into another, serialized or evaluated, one call opens a sketch, replays the
+ * snapshot into it (table by table: every sketch here has the same seed and size, see {@link SketchSpec}),
+ * observes the queued keys, takes a new snapshot and closes the sketch, all within a try-with-resources block.
+ * At most one sketch per running call is open; none is open between calls. Buffers merged into this one wait as
+ * snapshots and are merged all at once ({@link #merge(SketchBuffer)}), on the heap.
  *
  * <h2>Wire form</h2>
  * {@link #toBytes()}: the snapshot's bytes (docs/format.md; absent while nothing was observed) followed by the
@@ -36,14 +41,32 @@ public final class SketchBuffer {
      * a sketch's open, replay, snapshot and close (a few milliseconds for a 64 KiB table), so batches are large.
      */
     static final int LONG_BATCH = 1 << 20;
-    /** String and binary keys queued (their arrays stay referenced until observed). */
+    /**
+     * Long keys per queue chunk: 256 KiB arrays, below G1's humongous-object threshold (half a region; regions are
+     * at least 1 MiB), so a full queue is 32 ordinary young objects instead of one array that doubles into humongous
+     * regions (which triggered a concurrent cycle per few partitions).
+     */
+    static final int LONG_CHUNK_BITS = 15;
+    static final int LONG_CHUNK = 1 << LONG_CHUNK_BITS;
+    /** String and binary keys queued, at most (their bytes are copied into one array, {@link #BYTES_BATCH}). */
     static final int OBJECT_BATCH = 1 << 18;
+    /** Bytes of queued string and binary keys before a flush (a longer single key still fits: the array grows). */
+    static final int BYTES_BATCH = 8 << 20;
+
+    /** Snapshots waiting to be merged, at most (then they are merged into one). */
+    static final int MAX_PARTS = 64;
 
     private final SketchSpec spec;
     private HotkeeperSnapshot snapshot;
+    /** Snapshots merged into this buffer and not yet into {@link #snapshot} ({@link #collapse()}). */
+    private final List<HotkeeperSnapshot> parts = new ArrayList<>();
     private long nulls;
-    private long[] longs;
-    private Object[] objects;
+    /** Queued long keys in chunks of {@link #LONG_CHUNK} (null until the first); key i is in chunk i >>> LONG_CHUNK_BITS. */
+    private long[][] longs;
+    /** Queued byte keys, back to back (null until the first); key i ends at {@code ends[i]}. */
+    private byte[] bytes;
+    private int[] ends;
+    private int used;
     private int pending;
 
     /** An empty buffer: no native memory, no snapshot yet. */
@@ -68,48 +91,103 @@ public final class SketchBuffer {
 
     /** Queues a long key. */
     void add(long key) {
-        if (longs == null || pending == longs.length) {
-            if (pending == LONG_BATCH) {
-                flush();
-            }
-            longs = grow(longs);
+        if (pending == LONG_BATCH) {
+            flush();
         }
-        longs[pending++] = key;
+        if (longs == null) {
+            longs = new long[LONG_BATCH / LONG_CHUNK][];
+            longs[0] = new long[256];
+        }
+        int at = pending & (LONG_CHUNK - 1);
+        long[] chunk = longs[pending >>> LONG_CHUNK_BITS];
+        if (chunk == null) {
+            chunk = longs[pending >>> LONG_CHUNK_BITS] = new long[LONG_CHUNK];
+        } else if (at == chunk.length) {
+            // Only the first chunk starts short (small inputs); it doubles up to LONG_CHUNK.
+            chunk = longs[0] = Arrays.copyOf(chunk, chunk.length * 2);
+        }
+        chunk[at] = key;
+        pending++;
     }
 
-    /** Queues a String or byte[] key (the array is not copied: Spark hands each row a fresh one). */
-    void add(Object key) {
-        if (objects == null || pending == objects.length) {
-            if (pending == OBJECT_BATCH) {
-                flush();
-            }
-            objects = objects == null ? new Object[256] : pending == 0 ? objects
-                    : Arrays.copyOf(objects, Math.min(OBJECT_BATCH, objects.length * 2));
-        }
-        objects[pending++] = key;
+    /** Queues a binary key (its bytes are copied). */
+    void add(byte[] key) {
+        int at = reserve(key.length);
+        System.arraycopy(key, 0, bytes, at, key.length);
     }
 
-    private long[] grow(long[] a) {
-        if (a == null) {
-            return new long[256];
-        }
-        return pending == 0 ? a : Arrays.copyOf(a, Math.min(LONG_BATCH, a.length * 2));
+    /**
+     * Queues a string key as its UTF-8 bytes, copied straight from Spark's {@code UTF8String} (no
+     * {@code java.lang.String}, no array per key).
+     */
+    void add(UTF8String key) {
+        int at = reserve(key.numBytes());
+        key.writeToMemory(bytes, Platform.BYTE_ARRAY_OFFSET + at);
     }
 
-    /** Merges another buffer into this one (both brought up to date first; snapshot merge by table). */
+    /** Makes room for a byte key of {@code length} bytes, records its end and returns where it starts. */
+    private int reserve(int length) {
+        if (pending == OBJECT_BATCH || (long) used + length > BYTES_BATCH && pending > 0) {
+            flush();
+        }
+        if (ends == null) {
+            ends = new int[256];
+            bytes = new byte[Math.max(4096, length)];
+        }
+        if (pending == ends.length) {
+            ends = Arrays.copyOf(ends, Math.min(OBJECT_BATCH, ends.length * 2));
+        }
+        if ((long) used + length > bytes.length) {
+            bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 8,
+                    Math.max((long) used + length, Math.min(BYTES_BATCH, 2L * bytes.length))));
+        }
+        int at = used;
+        used += length;
+        ends[pending++] = used;
+        return at;
+    }
+
+    /**
+     * Merges another buffer into this one: its snapshot joins the ones waiting to be merged, all of them in one
+     * {@link HotkeeperSnapshot#mergeAll} when the merged snapshot is needed (one pass over all their tables, where
+     * merging them two at a time would rebuild and check a table per input; Spark's final aggregation merges
+     * every partition's buffer into one).
+     */
     void merge(SketchBuffer other) {
         other.flush();
-        flush();
         nulls += other.nulls;
         if (other.snapshot != null) {
-            snapshot = snapshot == null ? other.snapshot : HotkeeperSnapshot.merge(snapshot, other.snapshot);
+            merge(other.snapshot);
+        }
+        for (HotkeeperSnapshot part : other.parts) {
+            merge(part);
         }
     }
 
-    /** Merges a stored snapshot (already read) into this buffer. */
+    /** Merges a stored snapshot (already read) into this buffer (see {@link #merge(SketchBuffer)}). */
     void merge(HotkeeperSnapshot other) {
-        flush();
-        snapshot = snapshot == null ? other : HotkeeperSnapshot.merge(snapshot, other);
+        if (parts.size() == MAX_PARTS) {
+            collapse();
+        }
+        parts.add(other);
+    }
+
+    /** Merges the snapshots waiting in {@link #parts} into {@link #snapshot}, in one pass. */
+    private void collapse() {
+        if (parts.isEmpty()) {
+            return;
+        }
+        if (snapshot == null && parts.size() == 1) {
+            snapshot = parts.getFirst();
+        } else {
+            List<HotkeeperSnapshot> all = new ArrayList<>(parts.size() + 1);
+            if (snapshot != null) {
+                all.add(snapshot);
+            }
+            all.addAll(parts);
+            snapshot = HotkeeperSnapshot.mergeAll(all).snapshot();
+        }
+        parts.clear();
     }
 
     /**
@@ -120,39 +198,41 @@ public final class SketchBuffer {
         if (pending == 0) {
             return;
         }
-        try (Hotkeeper sketch = spec.open(promotionFloor(snapshot))) {
+        collapse();
+        try (Hotkeeper sketch = spec.open(promotionFloor(snapshot, spec.shardCapacity()))) {
             if (snapshot != null) {
                 sketch.merge(snapshot);
             }
             HotkeeperWriter writer = sketch.writer();
             if (longs != null) {
-                for (int i = 0; i < pending; i++) {
-                    writer.observe(longs[i]);
+                for (int from = 0; from < pending; from += LONG_CHUNK) {
+                    long[] chunk = longs[from >>> LONG_CHUNK_BITS];
+                    int n = Math.min(LONG_CHUNK, pending - from);
+                    for (int i = 0; i < n; i++) {
+                        writer.observe(chunk[i]);
+                    }
                 }
             } else {
+                int start = 0;
                 for (int i = 0; i < pending; i++) {
-                    Object key = objects[i];
-                    if (key instanceof byte[] bytes) {
-                        writer.observe(bytes);
-                    } else {
-                        writer.observe((String) key);
-                    }
-                    objects[i] = null;
+                    writer.observe(bytes, start, ends[i] - start);
+                    start = ends[i];
                 }
             }
             snapshot = sketch.snapshot();
         }
         pending = 0;
+        used = 0;
     }
 
     /**
      * The promotion floor to reopen a snapshot's sketch with: 1 while its shards had room (the snapshot keeps
-     * fewer keys than the shards' default capacity, at least 1024), else the lowest estimate among its keys, the
+     * fewer keys than the shard's capacity, {@link SketchSpec#shardCapacity()}), else the lowest estimate among its keys, the
      * floor a live sketch would have risen to. Without it every reopened sketch would start at 1 and make every
      * light key of the next batch a promotion candidate again. (A snapshot does not record the live floor.)
      */
-    static long promotionFloor(HotkeeperSnapshot snapshot) {
-        if (snapshot == null || snapshot.keys().size() < 1024) {
+    static long promotionFloor(HotkeeperSnapshot snapshot, int shardCapacity) {
+        if (snapshot == null || snapshot.keys().size() < shardCapacity) {
             return 1;
         }
         return Math.max(1, snapshot.keys().getLast().estimate());
@@ -163,6 +243,7 @@ public final class SketchBuffer {
      */
     HotkeeperSnapshot snapshot() {
         flush();
+        collapse();
         if (snapshot == null) {
             try (Hotkeeper sketch = spec.open()) {
                 snapshot = sketch.snapshot();
@@ -175,8 +256,9 @@ public final class SketchBuffer {
      * The {@code k} keys with the highest estimates, highest first, as {@code (item, estimate)} pairs, with
      * {@code (null, nulls)} in its place by count if there were nulls (as Spark's {@code approx_top_k} does).
      */
-    List<Object[]> top(int k, KeyType type) {
+    List<Object[]> top(int k, java.util.function.Function<HeavyHitter, Object> item) {
         flush();
+        collapse();
         List<HeavyHitter> hitters = snapshot == null ? List.of() : snapshot.topK(k);
         List<Object[]> out = new ArrayList<>(Math.min(k, hitters.size() + 1));
         boolean nullAdded = nulls == 0;
@@ -191,7 +273,7 @@ public final class SketchBuffer {
                     break;
                 }
             }
-            out.add(new Object[] {type.item(h), h.estimate()});
+            out.add(new Object[] {item.apply(h), h.estimate()});
         }
         if (!nullAdded && out.size() < k) {
             out.add(new Object[] {null, nulls});
@@ -202,6 +284,7 @@ public final class SketchBuffer {
     /** The wire form (class comment). */
     byte[] toBytes() {
         flush();
+        collapse();
         byte[] sketch = snapshot == null ? new byte[0] : snapshot.toBytes();
         byte[] out = Arrays.copyOf(sketch, sketch.length + Long.BYTES);
         ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).putLong(sketch.length, nulls);

@@ -32,7 +32,7 @@ public final class TopKAggregator<IN> extends KeyAggregator<IN, List<Row>> {
     @Override
     public List<Row> finish(SketchBuffer buffer) {
         List<Row> rows = new ArrayList<>();
-        for (Object[] pair : buffer.top(k, type)) {
+        for (Object[] pair : buffer.top(k, type::item)) {
             rows.add(RowFactory.create(pair));
         }
         return rows;

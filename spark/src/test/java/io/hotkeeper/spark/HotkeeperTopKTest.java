@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HotkeeperTopKTest {
     static final long ROWS = 2_000_000;
     static final int K = 100;
-    static final long MEMORY = 64 * 1024;
+    /** Each sketch's total native memory: a 64 KiB table, its links and a key shard of about 800 keys. */
+    static final long MEMORY = 256 * 1024;
     static SparkSession spark;
     static Dataset<Row> zipf;
 
@@ -74,7 +75,7 @@ class HotkeeperTopKTest {
 
     @Test
     void stringColumnInSqlFindsTheTop100() {
-        Dataset<Row> out = spark.sql("SELECT hotkeeper_top_k(skey, 100, 65536) AS top FROM zipf");
+        Dataset<Row> out = spark.sql("SELECT hotkeeper_top_k(skey, 100, 262144) AS top FROM zipf");
         StructType element = (StructType) ((org.apache.spark.sql.types.ArrayType) out.schema().fields()[0]
                 .dataType()).elementType();
         assertEquals(DataTypes.StringType, element.apply("item").dataType());
@@ -146,7 +147,7 @@ class HotkeeperTopKTest {
     void emptyInputGivesAnEmptyArray() {
         assertEquals(List.of(), spark.sql("SELECT hotkeeper_top_k(skey, 10) FROM zipf WHERE key < 0").first()
                 .getList(0));
-        assertEquals(List.of(), spark.sql("SELECT hotkeeper_top_k(key, 10, 4096) FROM zipf WHERE key < 0").first()
+        assertEquals(List.of(), spark.sql("SELECT hotkeeper_top_k(key, 10, 16384) FROM zipf WHERE key < 0").first()
                 .getList(0));
     }
 
@@ -196,7 +197,45 @@ class HotkeeperTopKTest {
         e = assertThrows(Exception.class, () -> spark.sql("SELECT hotkeeper_top_k(skey, 5, 100) FROM zipf")
                 .collect());
         assertTrue(e.getMessage().contains("memory=100 must be in 4096.."), e.getMessage());
+        // A budget too small for k keys of up to 128 bytes: the engine's reason, with the minimum.
+        e = assertThrows(Exception.class, () -> spark.sql("SELECT hotkeeper_top_k(skey, 100, 16384) FROM zipf")
+                .collect());
+        assertTrue(e.getMessage().contains("hotkeeper_top_k: memory=16384: too small for k=100"), e.getMessage());
+        assertTrue(e.getMessage().contains("the minimum is"), e.getMessage());
         e = assertThrows(Exception.class, () -> spark.sql("SELECT hotkeeper_top_k(skey) FROM zipf").collect());
         assertTrue(e.getMessage().contains("takes 2..3 arguments, got 1"), e.getMessage());
+    }
+    @Test
+    void memoryIsTheTotalNativeMemoryOfEachSketch() {
+        // Whatever is observed, a sketch's native bytes (table, links, control line, key shard) stay within memory.
+        for (long memory : new long[] {49_152, MEMORY, 1 << 20}) {
+            SketchSpec spec = SketchSpec.checked(memory, K, SketchSpec.DEFAULT_MAX_KEY_BYTES);
+            try (io.hotkeeper.engine.Hotkeeper sketch = spec.open()) {
+                for (int i = 0; i < 200_000; i++) {
+                    sketch.observe(("key-" + i % 50_000).getBytes(StandardCharsets.UTF_8));
+                }
+                long used = sketch.info().nativeBytes();
+                assertTrue(used <= memory && used > memory / 2, memory + ": " + used + " native bytes");
+                assertEquals(memory, sketch.info().memoryBudget());
+            }
+        }
+        // A bigger budget is a bigger table and a fuller answer, in the same query.
+        Row row = spark.sql("SELECT hotkeeper_top_k_accumulate(skey, 100, 49152) AS small, "
+                + "hotkeeper_top_k_accumulate(skey, 100, 1048576) AS big FROM zipf").first();
+        long small = io.hotkeeper.engine.snapshot.HotkeeperSnapshot.read((byte[]) row.get(0)).tableBytes();
+        long big = io.hotkeeper.engine.snapshot.HotkeeperSnapshot.read((byte[]) row.get(1)).tableBytes();
+        assertTrue(small < big && big <= (1 << 20) / 2, small + " vs " + big);
+    }
+
+    @Test
+    void theTypedAggregatorFormGivesTheSameAnswer() {
+        SketchSpec spec = SketchSpec.checked(MEMORY, 20, SketchSpec.DEFAULT_MAX_KEY_BYTES);
+        Dataset<Row> head = zipf.limit(200_000);
+        List<Row> catalyst = head.select(HotkeeperSpark.hotkeeperTopK(col("skey"), 20, MEMORY)).first().getList(0);
+        List<Row> typed = head.select(HotkeeperSpark.typedTopK(col("skey"), KeyType.STRING, spec)).first()
+                .getList(0);
+        assertEquals(20, catalyst.size());
+        assertEquals(catalyst.stream().map(r -> r.getString(0)).toList(),
+                typed.stream().map(r -> r.getString(0)).toList());
     }
 }
