@@ -4,8 +4,8 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Where the pages of a native region should live on a NUMA machine: a policy value, applied by
- * {@link RegionAllocator}.
+ * Where the pages of a native region should live on a NUMA machine: a policy value, applied when the instance
+ * allocates the region.
  *
  * <ul>
  *   <li>{@link #DEFAULT}: plain {@code arena.allocate}; the kernel's first-touch policy places each page on
@@ -18,7 +18,7 @@ import java.util.Objects;
  * </ul>
  *
  * <p>A node number is checked against the machine only when the policy is applied
- * ({@link RegionAllocator#allocate}): {@code node(7)} is a valid value, and allocating with it on a machine
+ * (when a region is allocated): {@code node(7)} is a valid value, and allocating with it on a machine
  * without node 7 is an {@link IllegalArgumentException} such as {@code node=7: available nodes are [0]}.
  *
  * <p>{@link #toString()} is the form {@link #parse(String)} reads: {@code default}, {@code local},

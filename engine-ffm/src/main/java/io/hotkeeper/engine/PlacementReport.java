@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Where every region of one {@link RegionAllocator} lives, queried from the kernel when the report was made.
+ * Where every native region of one instance lives, queried from the kernel when the report was made.
  * {@link #format()} prints it as a table for operators, e.g.
  *
  * <pre>
@@ -16,7 +16,7 @@ import java.util.Objects;
  * </pre>
  *
  * @param numa the facade the allocator used ({@code Numa.toString()}: library, availability, nodes)
- * @param fallbackReason why the allocator's placement falls back ({@link RegionAllocator#fallbackReason()}),
+ * @param fallbackReason why placement falls back to plain allocation (no libnuma, one node, no native access),
  *                       or the empty string
  * @param regions one entry per region, in allocation order
  */

@@ -28,7 +28,7 @@ class NativeMemoryTest {
         SparkSession spark = LocalSpark.get();
         long baseline = NativeBytes.live();
         long perSketch;
-        try (Hotkeeper one = new SketchSpec(16 * 1024, 20, SketchSpec.DEFAULT_MAX_KEY_BYTES).open()) {
+        try (Hotkeeper one = new SketchSpec(20 * 1024, 20, SketchSpec.DEFAULT_MAX_KEY_BYTES).open()) {
             // A sketch's table, plus the links and key shard its observing thread allocates.
             for (int i = 0; i < 100_000; i++) {
                 one.observe("key-" + (i % 5000));
@@ -39,7 +39,7 @@ class NativeMemoryTest {
         }
         assertEquals(baseline, NativeBytes.live());
         // memory is the sketch's total native memory: table, links, control line and key shard stay within it.
-        assertTrue(perSketch > 8 * 1024 && perSketch <= 16 * 1024, "a sketch holds at most its budget: " + perSketch);
+        assertTrue(perSketch > 8 * 1024 && perSketch <= 20 * 1024, "a sketch holds at most its budget: " + perSketch);
 
         AtomicLong peak = new AtomicLong();
         AtomicBoolean running = new AtomicBoolean(true);
@@ -57,8 +57,8 @@ class NativeMemoryTest {
             // most are serialized to their bytes and dropped by Spark mid-task.
             spark.conf().set(fallback, "8");
             data.createOrReplaceTempView("many");
-            List<Row> groups = spark.sql("SELECT key % 100 AS g, hotkeeper_top_k(skey, 20, 16384) AS t, "
-                    + "hotkeeper_top_k_accumulate(key, 20, 16384) AS s FROM many GROUP BY key % 100").collectAsList();
+            List<Row> groups = spark.sql("SELECT key % 100 AS g, hotkeeper_top_k(skey, 20, 20480) AS t, "
+                    + "hotkeeper_top_k_accumulate(key, 20, 20480) AS s FROM many GROUP BY key % 100").collectAsList();
             assertEquals(100, groups.size());
             for (Row g : groups) {
                 assertTrue(!g.getList(1).isEmpty(), "every group has a top");
@@ -66,7 +66,7 @@ class NativeMemoryTest {
             spark.conf().set(fallback, old);
             for (int i = 0; i < 3; i++) {
                 assertEquals(20, data.select(HotkeeperSpark.hotkeeperTopK(
-                        org.apache.spark.sql.functions.col("key"), 20, 16384)).first().getList(0).size());
+                        org.apache.spark.sql.functions.col("key"), 20, 20480)).first().getList(0).size());
             }
             // A job that fails midway: a task that throws drops its buffers.
             assertThrows(Exception.class, () -> spark.sql("SELECT hotkeeper_top_k(CASE WHEN key = 7 THEN "
