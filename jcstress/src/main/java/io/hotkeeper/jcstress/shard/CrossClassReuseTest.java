@@ -44,24 +44,7 @@ public class CrossClassReuseTest {
     public CrossClassReuseTest() {
         MemorySegment segment = Arena.ofAuto().allocate(ShardLayout.shardBytesForPages(1, MAX_KEY_BYTES),
                 ShardLayout.ALIGNMENT);
-        shard = new KeyShard(0, segment, 4, MAX_KEY_BYTES, new KeyShard.Evictions() {
-            @Override
-            public long trackedCount(KeyShard s, int entry, long link) {
-                return 0;
-            }
-
-            @Override
-            public void rejected(long count) {
-            }
-
-            @Override
-            public void evicting(KeyShard s, int entry, long link) {
-            }
-
-            @Override
-            public void roomMade() {
-            }
-        });
+        shard = new KeyShard(0, segment, 4, MAX_KEY_BYTES, ShardFixture.NO_EVICTIONS);
         if (!shard.tryEnter()) {
             throw new IllegalStateException("fresh shard busy");
         }

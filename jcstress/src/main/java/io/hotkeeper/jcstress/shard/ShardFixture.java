@@ -14,29 +14,32 @@ final class ShardFixture {
     static final int CAPACITY = 4;
     static final int MAX_KEY_BYTES = 16;
 
+    /** Evictions that do nothing: the fixtures' shards have no table behind them. */
+    static final KeyShard.Evictions NO_EVICTIONS = new KeyShard.Evictions() {
+        @Override
+        public long trackedCount(KeyShard s, int entry, long link) {
+            return 0;
+        }
+
+        @Override
+        public void rejected(long count) {
+        }
+
+        @Override
+        public void evicting(KeyShard s, int entry, long link) {
+        }
+
+        @Override
+        public void roomMade() {
+        }
+    };
+
     final KeyShard shard;
 
     ShardFixture() {
         MemorySegment segment = Arena.ofAuto().allocate(ShardLayout.shardBytes(CAPACITY, MAX_KEY_BYTES),
                 ShardLayout.ALIGNMENT);
-        shard = new KeyShard(0, segment, CAPACITY, MAX_KEY_BYTES, new KeyShard.Evictions() {
-            @Override
-            public long trackedCount(KeyShard s, int entry, long link) {
-                return 0;
-            }
-
-            @Override
-            public void rejected(long count) {
-            }
-
-            @Override
-            public void evicting(KeyShard s, int entry, long link) {
-            }
-
-            @Override
-            public void roomMade() {
-            }
-        });
+        shard = new KeyShard(0, segment, CAPACITY, MAX_KEY_BYTES, NO_EVICTIONS);
     }
 
     /** Inserts the 16-byte key {@code fill} x 16 as the owner; returns its link. */
