@@ -28,7 +28,10 @@ import java.util.SortedMap;
  * <p>Rule (fixed in advance, not tuned on accuracy): take the largest table for which the shards of all workers
  * still hold at least {@link #MIN_ENTRIES_PER_K} x k entries in total, with the largest combiner block (default
  * 256 entries, halved down to 16) that allows it; if no table allows it, the smallest table (4 KiB) with the
- * smallest combiner block, which gives the shards the most room. Threads: one (the probes start their own).
+ * split that gives the shards the most room: with several workers, combining off if that holds more entries than
+ * the smallest combiner block (since shard entries follow their keys, each per-worker shard also costs its header,
+ * page map and a spare page, so at 16 KiB two workers' shards hold 18 entries each beside 32-entry combiner
+ * blocks). Threads: one (the probes start their own).
  */
 final class HotkeeperBudget {
     /** The rule's minimum of shard entries, in units of k, over all workers. */
@@ -36,6 +39,8 @@ final class HotkeeperBudget {
     private static final int DEFAULT_COMBINER_ENTRIES = Hotkeeper.DEFAULT_COMBINER_ENTRIES;
     private static final int MIN_COMBINER_ENTRIES = 16;
     private static final int MIN_SHARD_CAPACITY = 16;
+    /** {@code combinerEntries} of a split with several workers and combining off (the fallback's last resort). */
+    static final int NO_COMBINING = -1;
 
     private HotkeeperBudget() {
     }
@@ -48,7 +53,8 @@ final class HotkeeperBudget {
      * @param tableBytes      {@code memoryBytes}
      * @param shardCapacity   entries per key shard
      * @param maxKeyBytes     longest key stored whole
-     * @param combinerEntries entries per worker's combiner block (0: one worker, combining never engages)
+     * @param combinerEntries entries per worker's combiner block (0: one worker, combining never engages;
+     *                        {@link #NO_COMBINING}: several workers, combining off)
      * @param probedBytes     {@code info().nativeBytes()} after the probe
      * @param probedParts     {@code info().nativeBytesByPart()} after the probe
      */
@@ -60,6 +66,8 @@ final class HotkeeperBudget {
                     .shardCapacity(shardCapacity).maxKeyBytes(maxKeyBytes);
             if (combinerEntries > 0) {
                 b.combiner(combinerEntries, Hotkeeper.DEFAULT_FLUSH_THRESHOLD);
+            } else if (combinerEntries == NO_COMBINING) {
+                b.combining(CombiningMode.OFF);
             }
             return b;
         }
@@ -69,7 +77,8 @@ final class HotkeeperBudget {
             return String.format(Locale.ROOT, "budget %,d B, %d thread(s): memoryBytes %,d, shardCapacity %,d"
                             + " (x %d shard(s) = %,d entries), maxKeyBytes %d, combiner %s; probed %,d B = %s",
                     budget, workers, tableBytes, shardCapacity, workers, (long) shardCapacity * workers,
-                    maxKeyBytes, combinerEntries == 0 ? "none" : combinerEntries + " entries x " + workers,
+                    maxKeyBytes, combinerEntries == 0 ? "none" : combinerEntries == NO_COMBINING ? "off"
+                            : combinerEntries + " entries x " + workers,
                     probedBytes, probedParts);
         }
     }
@@ -91,6 +100,14 @@ final class HotkeeperBudget {
                 if (combiner <= MIN_COMBINER_ENTRIES) {
                     break;
                 }
+            }
+        }
+        if (workers > 1) {
+            // No split gives the shards 2k entries: the smallest table with combining off gives them the most room
+            // (each shard's header, page map and spare page make per-worker shards dear at small budgets).
+            Fit f = largestShards(budget, workers, k, 4096, maxKeyBytes, NO_COMBINING);
+            if (f != null && (fallback == null || f.shardCapacity() > fallback.shardCapacity())) {
+                fallback = f;
             }
         }
         if (fallback == null) {
@@ -117,7 +134,7 @@ final class HotkeeperBudget {
     }
 
     /** The largest shard capacity that fits with this table and combiner, verified by a probe; null if none. */
-    private static Fit largestShards(long budget, int workers, int k, long table, int maxKeyBytes, int combiner) {
+    static Fit largestShards(long budget, int workers, int k, long table, int maxKeyBytes, int combiner) {
         Fit smallest = probe(new Fit(budget, workers, k, table, MIN_SHARD_CAPACITY, maxKeyBytes, combiner, 0, null));
         if (smallest.probedBytes() > budget) {
             return null;

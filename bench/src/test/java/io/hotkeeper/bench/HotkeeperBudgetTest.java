@@ -35,6 +35,17 @@ class HotkeeperBudgetTest {
     }
 
     @Test
+    void twoWorkersAtSixteenKiBTurnCombiningOffWhenThatLeavesTheShardsMoreEntries() {
+        // No split holds 2k entries here; the fallback must give the shards the most room of all it tried.
+        HotkeeperBudget.Fit fit = HotkeeperBudget.fit(16_384, 2, 100, Long.BYTES);
+        HotkeeperBudget.Fit smallestBlock = HotkeeperBudget.largestShards(16_384, 2, 100, 4096, Long.BYTES, 16);
+        assertTrue(fit.shardCapacity() > smallestBlock.shardCapacity(), fit.describe() + " vs " + smallestBlock.describe());
+        assertEquals(HotkeeperBudget.NO_COMBINING, fit.combinerEntries(), fit.describe());
+        assertTrue(fit.probedBytes() <= 16_384, fit.describe());
+        assertEquals(0L, fit.probedParts().getOrDefault("combiner", 0L), fit.describe());
+    }
+
+    @Test
     void heapPeersReportWhatTheirObjectGraphHolds() {
         try (Contender ds = Contender.dataSketches(512, 1)) {
             ds.run(STREAM);
