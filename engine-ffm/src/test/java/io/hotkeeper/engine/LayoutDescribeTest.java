@@ -3,6 +3,8 @@ package io.hotkeeper.engine;
 import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.salt.SaltLayout;
+import io.hotkeeper.engine.shard.KeyShards;
+import io.hotkeeper.engine.shard.ShardLayout;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.table.TableLayout;
 import org.junit.jupiter.api.Test;
@@ -29,6 +31,23 @@ class LayoutDescribeTest {
             assertEquals("empty", TableLayout.describeWord(0));
             assertEquals("fp=0x1f count=3 T P", TableLayout.describeWord(TableLayout.word(0x1f, 3)
                     | TableLayout.TRACKED | TableLayout.PROMOTING));
+        }
+    }
+
+    @Test
+    void aShardDescribesItsPagesAndEntries() {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).build()) {
+            for (int i = 0; i < 3; i++) {
+                hk.observe("alpha");
+            }
+            hk.observe(42L);
+            KeyShards shards = Internals.keyShards(hk);
+            String text = ShardLayout.describe(shards.shards().get(0).segment(), shards.maxKeyBytes());
+            assertTrue(text.startsWith("inUse=2 live=2 "), text);
+            assertTrue(text.contains("page 0: class "), text);
+            assertEquals(2, text.lines().filter(l -> l.contains(" MEMBER")).count(), text);
+            assertTrue(text.contains(" len=5 kind=" + ShardLayout.KIND_TEXT), text);
+            assertTrue(text.contains(" len=8 kind=" + ShardLayout.KIND_LONG), text);
         }
     }
 

@@ -334,4 +334,46 @@ public final class ShardLayout {
     public static int linkGeneration(long link) {
         return (int) link;
     }
+
+    /**
+     * A shard segment of keys of up to {@code maxKeyBytes}, for debugging: the owner counters, then every assigned
+     * page with its class, then every entry ever used (generation above 0) with its state decoded and its key
+     * length and kind, one line each. Plain loads: a racing owner may be seen half way through an update (each
+     * word itself is read whole). Threads: any. Progress: wait-free.
+     */
+    public static String describe(java.lang.foreign.MemorySegment shard, int maxKeyBytes) {
+        java.lang.foreign.ValueLayout.OfLong word = java.lang.foreign.ValueLayout.JAVA_LONG;
+        java.lang.foreign.ValueLayout.OfInt half = java.lang.foreign.ValueLayout.JAVA_INT;
+        StringBuilder out = new StringBuilder();
+        out.append("inUse=").append(shard.get(word, IN_USE)).append(" live=").append(shard.get(word, LIVE))
+                .append(" nextPage=").append(shard.get(word, NEXT_PAGE)).append(" maxZombies=")
+                .append(shard.get(word, MAX_ZOMBIES)).append(" stackHead=").append(shard.get(word, STACK_HEAD))
+                .append(" busy=").append(shard.get(word, BUSY)).append('\n');
+        int pages = pagesIn(shard.byteSize(), maxKeyBytes);
+        for (int p = 0; p < pages; p++) {
+            int mapped = Byte.toUnsignedInt(shard.get(java.lang.foreign.ValueLayout.JAVA_BYTE, HEADER_BYTES + p));
+            if (mapped == 0) {
+                continue;
+            }
+            int c = mapped - 1;
+            long page = pagesOffset(pages) + (long) p * pageBytes(maxKeyBytes);
+            out.append("page ").append(p).append(": class ").append(c).append(" (keys of up to ")
+                    .append(classKeyBytes(c, maxKeyBytes)).append(" bytes)\n");
+            for (int e = 0; e < entriesPerPage(c, maxKeyBytes); e++) {
+                long at = page + (long) e * entryBytes(c, maxKeyBytes);
+                long state = shard.get(word, at + STATE);
+                if (generation(state) == 0) {
+                    continue;
+                }
+                out.append("  entry ").append(entryId(at)).append(": gen=").append(generation(state))
+                        .append(" refs=").append(references(state))
+                        .append((state & MEMBER) != 0 ? " MEMBER" : "").append((state & DEAD) != 0 ? " DEAD" : "")
+                        .append((state & VISITED) != 0 ? " VISITED" : "")
+                        .append((state & TRUNCATED) != 0 ? " TRUNCATED" : "")
+                        .append(" len=").append(shard.get(half, at + KEY_LENGTH))
+                        .append(" kind=").append(shard.get(half, at + KEY_KIND)).append('\n');
+            }
+        }
+        return out.toString();
+    }
 }
