@@ -1,35 +1,13 @@
 package io.hotkeeper.engine;
 
-import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.combine.HotKeyCombiners;
-import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.core.NodeTopology;
 import io.hotkeeper.engine.lottery.DecayLottery;
-import io.hotkeeper.engine.Placement;
-import io.hotkeeper.engine.PlacementReport;
-import io.hotkeeper.engine.placement.RegionAllocator;
-import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
-import io.hotkeeper.engine.SaltMode;
-import io.hotkeeper.engine.shard.ExpelledKeys;
-import io.hotkeeper.engine.shard.KeyShards;
-import io.hotkeeper.engine.shard.PendingCounts;
 import io.hotkeeper.engine.shard.ShardLayout;
-import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
-import io.hotkeeper.engine.snapshot.KeyBounds;
-import io.hotkeeper.engine.snapshot.MergeReport;
-import io.hotkeeper.engine.snapshot.SnapshotKey;
-import io.hotkeeper.engine.stats.StatsLayout;
-import io.hotkeeper.engine.stats.StatsStripes;
-import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
-import io.hotkeeper.engine.core.NodeTopology;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.List;
 import java.util.Objects;
 
 /**

@@ -2,6 +2,7 @@ package io.hotkeeper.engine.core;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.shard.KeyShards;
+import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
@@ -96,7 +97,7 @@ public final class TableSet {
 
     /** The index of the table of the caller, whose worker handle is {@code handle}. Wait-free. */
     public int indexFor(long handle) {
-        return workerTableMask >= 0 ? io.hotkeeper.engine.stats.StatsStripes.stripe(handle) & workerTableMask
+        return workerTableMask >= 0 ? StatsStripes.stripe(handle) & workerTableMask
                 : sliceOrNode.getAsInt();
     }
 
