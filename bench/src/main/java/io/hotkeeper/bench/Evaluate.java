@@ -57,6 +57,8 @@ public final class Evaluate {
     private boolean sweep;
     /** Hotkeeper alone at each budget and thread count (the split it chooses), for quick comparisons. */
     private boolean hotkeeperOnly;
+    /** Candidate buckets per key of every Hotkeeper contender ({@code --candidate-buckets}, default 2). */
+    private int candidateBuckets = Hotkeeper.DEFAULT_CANDIDATE_BUCKETS;
 
     private Evaluate(int k, String split) {
         this.k = k;
@@ -77,6 +79,7 @@ public final class Evaluate {
         String split = "memory";
         boolean sweep = false;
         boolean hotkeeperOnly = false;
+        int candidateBuckets = Hotkeeper.DEFAULT_CANDIDATE_BUCKETS;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -100,6 +103,7 @@ public final class Evaluate {
                     sweep = true;
                     i--;
                 }
+                case "--candidate-buckets" -> candidateBuckets = Integer.parseInt(require(args[i], value));
                 case "--hotkeeper-only" -> {
                     hotkeeperOnly = true;
                     i--;
@@ -113,7 +117,7 @@ public final class Evaluate {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
                         + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
-                        + " [--split memory|search] [--sweep-splits] [--hotkeeper-only]");
+                        + " [--split memory|search] [--sweep-splits] [--hotkeeper-only] [--candidate-buckets 1|2]");
             }
             i++;
         }
@@ -123,6 +127,7 @@ public final class Evaluate {
         Evaluate e = new Evaluate(k, split);
         e.sweep = sweep;
         e.hotkeeperOnly = hotkeeperOnly;
+        e.candidateBuckets = candidateBuckets;
         System.out.printf(Locale.ROOT, "# Evaluate: k %d, budgets %s B total, threads %s, Hotkeeper split %s, %s, %d processors%n", k,
                 java.util.Arrays.toString(memories), java.util.Arrays.toString(threadCounts), split,
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
@@ -264,7 +269,7 @@ public final class Evaluate {
     private Contender hotkeeper(long budget, int threads) {
         if (split.equals("memory")) {
             HotkeeperBuilder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
-                    .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED);
+                    .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).candidateBuckets(candidateBuckets);
             try {
                 b.build().close();
                 return Contender.hotkeeper("Hotkeeper memory(" + budget + ")", b, budget, threads);
@@ -276,7 +281,8 @@ public final class Evaluate {
             }
         }
         HotkeeperBudget.Fit f = hotkeeperFit(budget, threads);
-        return Contender.hotkeeper("Hotkeeper, bench split (HotkeeperBudget)", f.builder(), budget, threads);
+        return Contender.hotkeeper("Hotkeeper, bench split (HotkeeperBudget)",
+                f.builder().candidateBuckets(candidateBuckets), budget, threads);
     }
 
     /** Hotkeeper's split for a budget and thread count (stream-independent: fitted once, printed once). */

@@ -31,6 +31,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -93,6 +94,8 @@ public final class Hotkeeper implements AutoCloseable {
     public static final int DEFAULT_MAX_KEY_BYTES = 64;
     /** Default promotion floor. */
     public static final long DEFAULT_PROMOTION_FLOOR = 1;
+    /** Default candidate buckets per key ({@link HotkeeperBuilder#candidateBuckets}). */
+    public static final int DEFAULT_CANDIDATE_BUCKETS = 2;
     /** Default entries of each worker's hot-key combiner. */
     public static final int DEFAULT_COMBINER_ENTRIES = 256;
     /** Default flush threshold of the hot-key combiners. */
@@ -192,7 +195,9 @@ public final class Hotkeeper implements AutoCloseable {
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keyShards,
                     count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
                     b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, exclusive));
-            TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes));
+            // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
+            TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
+                    b.candidateBuckets);
             if (saltMode == SaltMode.PER_WORKER) {
                 this.salt = EvictionSalt.perWorker(regions.allocate(arena, "salt", saltBytes, SaltLayout.ALIGNMENT,
                         placement), exclusive + shared);
@@ -686,7 +691,8 @@ public final class Hotkeeper implements AutoCloseable {
                     combiners != null && combiners.engaged(), combiners == null ? 0 : combiners.entries(),
                     combiners == null ? 0 : (int) combiners.flushThreshold(),
                     combiners == null ? 0 : combiners.activeBlocks(), regions.bytesByPart(),
-                    plan == null ? 0 : plan.budget(), plan == null || shards == null ? 0 : plan.shards());
+                    plan == null ? 0 : plan.budget(), plan == null || shards == null ? 0 : plan.shards(),
+                    table.geometry().candidates());
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -816,7 +822,7 @@ public final class Hotkeeper implements AutoCloseable {
                             h.truncated() ? SnapshotKey.NO_LOCATION : geometry.location(hasher.hash(h.key()))));
                 }
             }
-            return HotkeeperSnapshot.of(geometry.bucketCount(), k, shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(),
+            return HotkeeperSnapshot.of(geometry.bucketCount(), geometry.candidates(), k, shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(),
                     lottery.base(), seedFingerprint(), seeded, totalWeight(), copies, keys);
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -846,38 +852,69 @@ public final class Hotkeeper implements AutoCloseable {
             long handle = observeHandle();
             TableGeometry geometry = table.geometry();
             boolean byTable = snapshot.hasTable() && !multiTable && snapshot.bucketCount() == geometry.bucketCount()
-                    && snapshot.seedFingerprint() == seedFingerprint();
+                    && snapshot.candidates() == geometry.candidates() && snapshot.seedFingerprint() == seedFingerprint();
             long merged = 0;
             long dropped = 0;
             if (byTable) {
                 java.util.Map<Long, SnapshotKey> located = new java.util.HashMap<>();
                 for (SnapshotKey key : snapshot.keys()) {
                     if (key.located()) {
-                        // Keyed by the canonical location of its slot (bucket and fingerprint), as the slots below.
-                        located.putIfAbsent(geometry.locationAt(geometry.bucket(key.location()),
-                                geometry.fingerprint(key.location())), key);
+                        // Keyed by the canonical location of its slot (the canonical bucket of its pair, and the
+                        // fingerprint), as the slots below: the key's word may sit in either of its buckets.
+                        long fp = geometry.fingerprint(key.location());
+                        located.putIfAbsent(geometry.locationAt(geometry.canonicalBucket(geometry.bucket(
+                                key.location()), fp), fp), key);
                     }
                 }
+                // Keys whose word sits in their second bucket are replayed last, once every first-bucket word is
+                // in: merged into an empty sketch, each word lands in the bucket it held in the snapshot.
+                List<SnapshotKey> seconds = new ArrayList<>();
+                List<Long> secondCounts = new ArrayList<>();
                 for (int i = 0; i < snapshot.slotCount(); i++) {
                     long word = snapshot.slotWord(i);
                     if (word == 0) {
                         continue;
                     }
                     long count = TableLayout.count(word);
-                    long location = geometry.locationAt(i / TableLayout.SLOTS_PER_BUCKET,
-                            TableLayout.fingerprint(word));
-                    SnapshotKey key = located.get(location);
-                    if (key != null) {
+                    long fp = TableLayout.fingerprint(word);
+                    long bucket = i / TableLayout.SLOTS_PER_BUCKET;
+                    SnapshotKey key = located.get(geometry.locationAt(geometry.canonicalBucket(bucket, fp), fp));
+                    if (key != null && geometry.bucket(key.location()) != bucket) {
+                        seconds.add(key);
+                        secondCounts.add(count);
+                    } else if (key != null) {
                         observeArray(key.key(), 0, key.key().length, count, handle);
                     } else {
-                        // No key: the same bucket and fingerprint, spare bits (the lottery's) from the location.
+                        // No key: the same bucket and fingerprint, spare bits (the lottery's) from the location. The
+                        // word may sit in its key's second bucket, so its key is looked for in both (the key's first
+                        // bucket here may have room where the snapshot's was full).
+                        long location = geometry.locationAt(bucket, fp);
                         long hash = (KeyHasher.splitMix(location) & ~0xFFFF_FFFFL) | location;
-                        long result = record(hash, count, handle);
+                        stats.add(handle, StatsLayout.OBSERVED_WEIGHT, count);
+                        long result = table.observeAnywhere(hash, count, handle);
                         if ((result & BucketTable.EXPELLED) != 0) {
                             shardsHere(handle).deliverExpelled();
                         }
                     }
                     merged += count;
+                }
+                // A second-bucket key waits for its first bucket to fill here (with another such key's word, it may
+                // be); what still waits when no key can go goes anyway.
+                boolean progress = true;
+                while (!seconds.isEmpty()) {
+                    boolean stuck = !progress;
+                    progress = false;
+                    for (int i = 0; i < seconds.size(); i++) {
+                        SnapshotKey key = seconds.get(i);
+                        if (stuck || table.laSlot(geometry.bucket(key.location()), TableLayout.SLOTS_PER_BUCKET - 1)
+                                != 0) {
+                            observeArray(key.key(), 0, key.key().length, secondCounts.get(i), handle);
+                            seconds.remove(i);
+                            secondCounts.remove(i--);
+                            progress = true;
+                            stuck = false;
+                        }
+                    }
                 }
             } else {
                 for (SnapshotKey key : snapshot.keys()) {
@@ -966,19 +1003,19 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public KeyBounds bounds(byte[] key, double confidence) {
         return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
-                table.geometry().fingerprintBits(), confidence);
+                table.geometry().candidates(), table.geometry().fingerprintBits(), confidence);
     }
 
     /** {@link #bounds(byte[], double)} of the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
     public KeyBounds bounds(CharSequence key, double confidence) {
         return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
-                table.geometry().fingerprintBits(), confidence);
+                table.geometry().candidates(), table.geometry().fingerprintBits(), confidence);
     }
 
     /** {@link #bounds(byte[], double)} of a {@code long} key. Threads: any. Progress: wait-free. */
     public KeyBounds bounds(long key, double confidence) {
         return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
-                table.geometry().fingerprintBits(), confidence);
+                table.geometry().candidates(), table.geometry().fingerprintBits(), confidence);
     }
 
     /**

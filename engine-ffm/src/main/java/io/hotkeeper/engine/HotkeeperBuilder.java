@@ -42,6 +42,7 @@ public final class HotkeeperBuilder {
     ExpelledKeyListener listener;
     Placement placement = Placement.DEFAULT;
     int approximateBits;
+    int candidateBuckets = Hotkeeper.DEFAULT_CANDIDATE_BUCKETS;
     CombiningMode combining = CombiningMode.AUTO;
     int combinerEntries = Hotkeeper.DEFAULT_COMBINER_ENTRIES;
     int flushThreshold = Hotkeeper.DEFAULT_FLUSH_THRESHOLD;
@@ -151,6 +152,26 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("approximateCountsAbove=" + bits + ": must be 0 or in 4..32");
         }
         this.approximateBits = bits;
+        return this;
+    }
+
+    /**
+     * Candidate buckets per key: 2 (the default) or 1. With two, a key whose first bucket is full goes to its second
+     * (derived from the first and its fingerprint), and a newcomer to two full buckets draws against the weaker of
+     * their weakest occupants: fewer keys lost at equal memory, and small inputs exact up to twice as many
+     * distinct keys (docs/theory.md section 6), for a second cache line read by every observation that misses in
+     * a full first bucket (docs/performance.md, "Two candidate buckets": at 64 KiB and one thread, 19% fewer
+     * observations per second on Zipf 1.0 and on uniform keys, 12% on Zipf 1.2). 1 is the single-bucket table,
+     * for the last of the speed where accuracy at the budget has room to spare. Snapshots record the choice and merge by table only with
+     * snapshots of the same choice.
+     *
+     * @throws IllegalArgumentException if {@code candidates} is not 1 or 2
+     */
+    public HotkeeperBuilder candidateBuckets(int candidates) {
+        if (candidates != 1 && candidates != 2) {
+            throw new IllegalArgumentException("candidateBuckets=" + candidates + ": must be 1 or 2");
+        }
+        this.candidateBuckets = candidates;
         return this;
     }
 

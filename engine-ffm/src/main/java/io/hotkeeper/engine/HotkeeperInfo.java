@@ -35,13 +35,14 @@ import io.hotkeeper.engine.SaltMode;
  *                       exceeds it), or 0 when the table size was given instead
  * @param shardLimit     most key shards per table under a budget (workers share them in turn), or 0: one per
  *                       worker
+ * @param candidateBuckets candidate buckets per key: 2 (the default) or 1 ({@code Builder.candidateBuckets})
  */
 public record HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode,
                             int saltShards, boolean keyShards, int shards, int shardCapacity, int maxKeyBytes,
                             long promotionFloor, long shardBytes, int tables,
                             CombiningMode combining, boolean combiningEngaged, int combinerEntries,
                             int flushThreshold, int combiners, java.util.SortedMap<String, Long> nativeBytesByPart,
-                            long memoryBudget, int shardLimit) {
+                            long memoryBudget, int shardLimit, int candidateBuckets) {
     /**
      * Every native byte the instance has allocated so far: the sum of {@link #nativeBytesByPart()}.
      *

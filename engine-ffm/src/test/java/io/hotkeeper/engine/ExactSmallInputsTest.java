@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Small inputs are exact (docs/theory.md, "When counts are exact"): with the defaults (promotion floor 1), a
- * stream of at most {@code min(buckets / 2, shard capacity)} distinct keys gives {@code topK} equal to the exact
+ * stream of at most {@code min(buckets, shard capacity)} distinct keys gives {@code topK} equal to the exact
  * counts and every {@code estimate} exact, at 1 and 2 observing threads, for long and text keys. Each case is a
  * random stream (random distinct keys, random counts from 1 to 500, shuffled), on tables of 4 KiB and 64 KiB.
  */
@@ -64,7 +64,7 @@ class ExactSmallInputsTest {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(memory).build()) {
             HotkeeperInfo info = hk.info();
             long buckets = info.buckets();
-            int distinct = (int) Math.min(buckets / 2, info.shardCapacity());
+            int distinct = (int) Math.min(buckets, info.shardCapacity());
             Map<String, Long> exact = new HashMap<>();
             List<String> stream = new ArrayList<>();
             for (int i = 0; i < distinct; i++) {

@@ -16,19 +16,41 @@ class PhasesTest {
     private static final long SEED = 1234;
     private static final int INDEX_BITS = 6; // 4 KiB: 64 buckets
 
-    /** Keys whose hash lands in bucket 0, with distinct fingerprints. */
+    /** The sketches' geometry: two candidate buckets per key. */
+    private static final TableGeometry GEOMETRY = TableGeometry.of(1L << INDEX_BITS, 2);
+
+    /**
+     * Keys whose hash lands in bucket 0, with distinct fingerprints: eight, then {@code count - 8} whose second
+     * candidate is bucket 0 too (a key with one bucket, about one in 64 here), so that they face bucket 0's lottery.
+     */
     private static List<Long> keysInBucketZero(int count) {
         KeyHasher hasher = KeyHasher.seeded(SEED);
         List<Long> keys = new ArrayList<>();
         java.util.Set<Long> fps = new java.util.HashSet<>();
         for (long k = 1; keys.size() < count; k++) {
             long h = hasher.hash(k);
-            TableGeometry geometry = TableGeometry.ofIndexBits(INDEX_BITS);
-            if (geometry.bucket(h) == 0 && fps.add(geometry.fingerprint(h))) {
+            long fp = GEOMETRY.fingerprint(h);
+            if (GEOMETRY.bucket(h) == 0 && (keys.size() < 8 || GEOMETRY.alternate(0, fp) == 0) && fps.add(fp)) {
                 keys.add(k);
             }
         }
         return keys;
+    }
+
+    /** A key whose first bucket is 0 and whose second is another one, with a fingerprint not among {@code keys}'. */
+    private static long keyWithASecondBucket(List<Long> keys) {
+        KeyHasher hasher = KeyHasher.seeded(SEED);
+        java.util.Set<Long> fps = new java.util.HashSet<>();
+        for (long k : keys) {
+            fps.add(GEOMETRY.fingerprint(hasher.hash(k)));
+        }
+        for (long k = 1; ; k++) {
+            long h = hasher.hash(k);
+            long fp = GEOMETRY.fingerprint(h);
+            if (GEOMETRY.bucket(h) == 0 && GEOMETRY.alternate(0, fp) != 0 && !fps.contains(fp)) {
+                return k;
+            }
+        }
     }
 
     private static Hotkeeper small() {
@@ -82,6 +104,26 @@ class PhasesTest {
             assertEquals(1, s.replacements());
             // 2^-10 + ... + 2^-1: expected about 2046 draws.
             assertTrue(draws > 100, "draws=" + draws);
+        }
+    }
+
+    @Test
+    void aKeyWhoseFirstBucketIsFullClaimsItsSecondAndIsFoundThere() {
+        List<Long> keys = keysInBucketZero(8);
+        long second = keyWithASecondBucket(keys);
+        try (Hotkeeper hk = small()) {
+            for (long k : keys) {
+                hk.observe(k, 10);
+            }
+            assertEquals(1, hk.observe(second), "phase 2 in the second bucket: no lottery");
+            assertEquals(3, hk.observe(second, 2), "phase 1 finds it there");
+            assertEquals(3, hk.estimate(second));
+            HotkeeperStats s = hk.stats();
+            assertEquals(9, s.claims());
+            assertEquals(0, s.evictionAttempts());
+            for (long k : keys) {
+                assertEquals(10, hk.estimate(k), "the first bucket is untouched");
+            }
         }
     }
 

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * A plain, single-threaded model of Hotkeeper's algorithm for the differential test: a bucket array of 8 slots
- * (fingerprint, count, tracked, key) per bucket, and the three phases written as directly as possible.
+ * (fingerprint, count, tracked, key) per bucket, two candidate buckets per key, and the three phases written as
+ * directly as possible.
  * It uses the engine's own {@link KeyHasher} and {@link DecayLottery} (same seed, same draw key) and a salt
  * counter 0, 1, 2, ... (the shared salt), so on one thread it should make exactly the engine's decisions.
  * Not thread-safe.
@@ -61,12 +62,26 @@ final class SequentialModel {
         return (int) ((x * buckets) >>> 32);
     }
 
+    /**
+     * The second candidate bucket of a key with fingerprint {@code fp} whose first is {@code bucket}: {@code d(fp)
+     * - bucket} modulo the bucket count, where {@code d(fp)} is the high half of the golden-ratio multiple of the
+     * fingerprint, times the bucket count, high half (written out independently of TableGeometry#alternate).
+     */
+    private int secondOf(int bucket, long fp) {
+        long d = (((fp * 0x9E3779B97F4A7C15L) >>> 32) * buckets) >>> 32;
+        return (int) Math.floorMod(d - bucket, buckets);
+    }
+
     void observe(long k) {
         long h = hasher.hash(k);
-        int base = bucketOf(h) * SLOTS;
+        int first = bucketOf(h);
         long fp = (h >>> indexBits) & fingerprintMask;
+        int second = secondOf(first, fp);
         int weakest = -1;
-        for (int s = base; s < base + SLOTS; s++) {
+        // The first bucket, then (only when the first is full without the key) the second.
+        int slots = first == second ? SLOTS : 2 * SLOTS;
+        for (int i = 0; i < slots; i++) {
+            int s = (i < SLOTS ? first : second) * SLOTS + i % SLOTS;
             if (count[s] == 0) { // phase 2: claim the lowest empty slot
                 fingerprint[s] = fp;
                 count[s] = 1;
@@ -100,14 +115,19 @@ final class SequentialModel {
         }
     }
 
-    /** The count of the slot holding {@code k}'s fingerprint in its bucket, else 0. */
+    /** The count of the slot holding {@code k}'s fingerprint in its first bucket, else its second, else 0. */
     long estimate(long k) {
         long h = hasher.hash(k);
-        int base = bucketOf(h) * SLOTS;
+        int first = bucketOf(h);
         long fp = (h >>> indexBits) & fingerprintMask;
-        for (int s = base; s < base + SLOTS && count[s] != 0; s++) {
-            if (fingerprint[s] == fp) {
-                return count[s];
+        for (int b : new int[] {first, secondOf(first, fp)}) {
+            for (int s = b * SLOTS; s < b * SLOTS + SLOTS; s++) {
+                if (count[s] == 0) {
+                    return 0; // room in the first bucket: the key was never sent to the second
+                }
+                if (fingerprint[s] == fp) {
+                    return count[s];
+                }
             }
         }
         return 0;

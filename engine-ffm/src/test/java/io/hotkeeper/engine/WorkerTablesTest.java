@@ -2,6 +2,7 @@ package io.hotkeeper.engine;
 
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.hash.KeyHasher;
+import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.shard.ShardIntegrity;
 import org.junit.jupiter.api.Test;
@@ -23,41 +24,49 @@ class WorkerTablesTest {
 
     @Test
     void aWorkerNeverMeetsAnotherWorkersKeysInItsBucket() throws Exception {
-        // Nine keys of one bucket: eight heavy ones from worker A fill it; worker B's key would face the lottery
-        // against them in one shared table, but claims an empty slot of its own table.
-        long buckets = MEMORY / 64;
+        // Worker A's sixteen heavy keys fill both candidate buckets of worker B's key: in one shared table B's key
+        // faces the lottery against them, in a table of its own it claims an empty slot.
         KeyHasher hasher = KeyHasher.seeded(SEED);
-        List<Long> keys = new ArrayList<>();
-        long bucket = hasher.hash(0L) & (buckets - 1);
-        for (long key = 0; keys.size() < 9; key++) {
-            if ((hasher.hash(key) & (buckets - 1)) == bucket) {
-                keys.add(key);
+        TableGeometry geometry = TableGeometry.of(MEMORY / 64, 2);
+        long probe = hasher.hash(0L);
+        long first = geometry.bucket(probe);
+        long second = geometry.alternate(first, geometry.fingerprint(probe));
+        List<Long> heavy = new ArrayList<>();
+        for (long bucket : new long[] {first, second}) {
+            int found = 0;
+            for (long key = 1; found < 8; key++) {
+                if (geometry.bucket(hasher.hash(key)) == bucket && !heavy.contains(key)) {
+                    heavy.add(key);
+                    found++;
+                }
             }
         }
+        List<Long> keys = new ArrayList<>(heavy);
+        keys.add(0L);
         // 64 tables: two live threads with distinct worker ids get distinct tables unless the ids are 64 apart.
         for (int tables : new int[] {1, 64}) {
             try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).workerTables(tables).build()) {
                 // B observes after A is done (its phase runs after the barrier), while A is still alive.
                 inTwoLiveThreads(() -> {
-                    for (int i = 0; i < 8; i++) {
-                        hk.observe(keys.get(i), 1000);
+                    for (long key : heavy) {
+                        hk.observe(key, 1000);
                     }
-                }, () -> { }, () -> { }, () -> hk.observe(keys.get(8)));
+                }, () -> { }, () -> { }, () -> hk.observe(0L));
                 ShardIntegrity.checkAll(Internals.keyShardSets(hk));
                 assertEquals(tables, hk.info().tables());
                 assertEquals(tables * MEMORY, hk.tableBytes());
                 if (tables == 1) {
                     assertEquals(1, hk.stats().evictionAttempts(), "one table: B's key draws against A's");
-                    assertEquals(0, hk.estimate(keys.get(8)));
+                    assertEquals(0, hk.estimate(0L));
                     assertEquals(SaltMode.SHARED, hk.saltMode());
                 } else {
                     assertEquals(0, hk.stats().evictionAttempts(), "worker tables: B's bucket is its own");
-                    assertEquals(1, hk.estimate(keys.get(8)));
+                    assertEquals(1, hk.estimate(0L));
                     assertEquals(SaltMode.PER_WORKER, hk.saltMode(), "the default salt of worker tables");
                     assertEquals(CombiningMode.OFF, hk.info().combining(), "AUTO stays off: tables are own");
                 }
-                for (int i = 0; i < 8; i++) {
-                    assertEquals(1000, hk.estimate(keys.get(i)));
+                for (long key : heavy) {
+                    assertEquals(1000, hk.estimate(key));
                 }
             }
         }

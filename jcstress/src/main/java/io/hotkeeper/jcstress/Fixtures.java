@@ -221,6 +221,49 @@ final class Fixtures {
             this.handle2 = stats.handle(1);
         }
 
+        /**
+         * A table of {@code geometry} (for example two candidate buckets per key), a fresh single-counter salt, no
+         * promotion, nothing tracked, stats with one exclusive stripe for each of {@code actors} actors (handles
+         * 0, 1, ... by {@link StatsStripes#handle}).
+         */
+        Table(TableGeometry geometry, int actors) {
+            Arena arena = Arena.ofAuto();
+            this.salt = new EvictionSalt(arena, 1);
+            this.stats = new StatsStripes(arena, actors, 1);
+            this.table = new BucketTable(arena.allocate(geometry.tableBytes(), TableLayout.TABLE_ALIGNMENT), geometry,
+                    LOTTERY, salt, stats, Long.MAX_VALUE, t -> null, 0,
+                    arena.allocate(BucketTable.CONTROL_BYTES, TableLayout.TABLE_ALIGNMENT));
+            this.handle1 = stats.handle(0);
+            this.handle2 = stats.handle(1);
+        }
+
+        /** Slots of the whole table whose fingerprint is {@code fp}. */
+        int slotsHoldingAnywhere(long fp) {
+            int n = 0;
+            for (long b = 0; b < table.bucketCount(); b++) {
+                for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                    long word = table.laSlot(b, s);
+                    if (word != 0 && TableLayout.fingerprint(word) == fp) {
+                        n++;
+                    }
+                }
+            }
+            return n;
+        }
+
+        /** The first bucket holding fingerprint {@code fp}, or -1. */
+        long bucketHolding(long fp) {
+            for (long b = 0; b < table.bucketCount(); b++) {
+                for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                    long word = table.laSlot(b, s);
+                    if (word != 0 && TableLayout.fingerprint(word) == fp) {
+                        return b;
+                    }
+                }
+            }
+            return -1;
+        }
+
         /** Phase-3 draws made so far, by both actors (the stats' eviction-attempt counter). */
         long draws() {
             return stats.sum(StatsLayout.EVICTION_ATTEMPTS);

@@ -511,7 +511,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                 continue;
             }
             KeyShard.Key key = shard.readKey(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
-            if (key == null || table.bucketOffset(key.hash()) != (slot & ~(TableLayout.BUCKET_BYTES - 1L))) {
+            if (key == null || !table.candidate(key.hash(), slot & ~(TableLayout.BUCKET_BYTES - 1L))) {
                 continue;
             }
             long word = table.lvSlot(slot);

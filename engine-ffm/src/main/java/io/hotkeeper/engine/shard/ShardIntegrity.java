@@ -185,9 +185,9 @@ public final class ShardIntegrity {
                     violation(target + ": the entry's hash " + Long.toHexString(hash) + " has fingerprint "
                             + Long.toHexString(table.fingerprint(hash)));
                 }
-                if (table.bucketOffset(hash) != bucketOf(slot)) {
+                if (!table.candidate(hash, bucketOf(slot))) {
                     violation(target + ": the entry's hash " + Long.toHexString(hash) + " belongs to bucket "
-                            + (table.bucketOffset(hash) / TableLayout.BUCKET_BYTES));
+                            + (table.bucketOffset(hash) / TableLayout.BUCKET_BYTES) + " (first candidate)");
                 }
             }
         }
@@ -424,7 +424,7 @@ public final class ShardIntegrity {
         long link = keyShards.linkWord(slot);
         long own = ShardLayout.link(shard.id(), e, ShardLayout.generation(state));
         if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)
-                || table.bucketOffset(hash) != bucketOf(slot) || link != own) {
+                || !table.candidate(hash, bucketOf(slot)) || link != own) {
             violation(entry + ": live and not marked dead, but its slot " + slotName(slot) + " (word "
                     + Long.toHexString(word) + ", link " + Long.toHexString(link) + ") does not link it back");
         }

@@ -94,6 +94,8 @@ public final class HotkeeperSnapshot {
      * fold) loses its location. The arrays are taken over, not copied.
      *
      * @param bucketCount     buckets of the sketch's table (64..2^20, any count: {@link TableGeometry})
+     * @param candidates      candidate buckets per key of the sketch's table: 1, or 2 (a key's word may sit in
+     *                        either of its buckets; docs/format.md)
      * @param k               the sketch's k (1..100,000)
      * @param maxKeyBytes     the longest key stored whole (1..4096)
      * @param decayBase       the lottery's base
@@ -106,16 +108,16 @@ public final class HotkeeperSnapshot {
      * @return the snapshot. Threads: any. Progress: wait-free.
      * @throws SnapshotFormatException if a parameter, a table word or a key is invalid
      */
-    public static HotkeeperSnapshot of(long bucketCount, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
-                                       boolean seeded, long totalWeight, List<long[]> tables,
+    public static HotkeeperSnapshot of(long bucketCount, int candidates, int k, int maxKeyBytes, double decayBase,
+                                       long seedFingerprint, boolean seeded, long totalWeight, List<long[]> tables,
                                        List<SnapshotKey> keys) {
+        TableGeometry geometry = SnapshotFormat.geometry(bucketCount, candidates);
         long[] table = null;
         if (tables.size() == 1) {
             table = tables.getFirst();
         } else if (tables.size() > 1) {
-            table = TableMerge.merge(tables, new long[1]);
+            table = TableMerge.merge(tables, geometry, new long[1]);
         }
-        TableGeometry geometry = SnapshotFormat.geometry(bucketCount);
         List<SnapshotKey> fixed = new ArrayList<>(keys.size());
         for (SnapshotKey key : keys) {
             if (key.located() && (table == null || !raiseSlot(table, geometry, key))) {
@@ -123,26 +125,46 @@ public final class HotkeeperSnapshot {
             }
             fixed.add(key);
         }
-        return validated(bucketCount, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, table, fixed,
+        return validated(geometry, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, table, fixed,
                 false);
     }
 
     /** Raises the count of the key's slot to its estimate; false if the slot is not in the table. */
     private static boolean raiseSlot(long[] table, TableGeometry geometry, SnapshotKey key) {
-        int base = (int) (geometry.bucket(key.location()) * TableLayout.SLOTS_PER_BUCKET);
-        long fp = geometry.fingerprint(key.location());
-        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-            long word = table[base + s];
-            if (word == 0) {
-                return false;
+        int slot = slotIndex(table, geometry, key.location());
+        if (slot < 0) {
+            return false;
+        }
+        long word = table[slot];
+        long count = Math.min(TableLayout.MAX_COUNT, Math.max(TableLayout.count(word), key.estimate()));
+        table[slot] = TableLayout.word(TableLayout.fingerprint(word), count);
+        return true;
+    }
+
+    /**
+     * The index of the word at {@code location} (bucket and fingerprint) in {@code table}, or -1: its bucket, then
+     * its other candidate. Both buckets are read whole, as a merged table need not keep a key's first bucket
+     * before its second (TableMerge).
+     */
+    private static int slotIndex(long[] table, TableGeometry geometry, long location) {
+        long fp = geometry.fingerprint(location);
+        long bucket = geometry.bucket(location);
+        long second = geometry.alternate(bucket, fp);
+        for (long b = bucket; ; b = second) {
+            int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
+            for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                long word = table[base + s];
+                if (word == 0) {
+                    break;
+                }
+                if (TableLayout.fingerprint(word) == fp) {
+                    return base + s;
+                }
             }
-            if (TableLayout.fingerprint(word) == fp) {
-                long count = Math.min(TableLayout.MAX_COUNT, Math.max(TableLayout.count(word), key.estimate()));
-                table[base + s] = TableLayout.word(fp, count);
-                return true;
+            if (b == second) {
+                return -1;
             }
         }
-        return false;
     }
 
     /**
@@ -164,10 +186,10 @@ public final class HotkeeperSnapshot {
         }
     }
 
-    static HotkeeperSnapshot validated(long bucketCount, int k, int maxKeyBytes, double decayBase,
+    static HotkeeperSnapshot validated(TableGeometry geometry, int k, int maxKeyBytes, double decayBase,
                                        long seedFingerprint, boolean seeded, long totalWeight, long[] table,
                                        List<SnapshotKey> keys, boolean requireCanonical) {
-        TableGeometry geometry = SnapshotFormat.geometry(bucketCount);
+        long bucketCount = geometry.bucketCount();
         SnapshotFormat.checkParameters(k, maxKeyBytes, Math.min(keys.size(), SnapshotFormat.MAX_KEYS + 1),
                 decayBase, totalWeight);
         if (table != null) {
@@ -252,6 +274,14 @@ public final class HotkeeperSnapshot {
     /** Buckets of the table (8 slots each; any count, not only a power of two). Threads: any. Progress: wait-free. */
     public long bucketCount() {
         return geometry.bucketCount();
+    }
+
+    /**
+     * Candidate buckets per key of the table: 2 for the snapshots of current sketches, 1 for those written before
+     * two candidates (docs/format.md, flag 4). Threads: any. Progress: wait-free.
+     */
+    public int candidates() {
+        return geometry.candidates();
     }
 
     /** How the sketch's table maps a hash to bucket and fingerprint (internal: the format and merges). */
@@ -407,7 +437,8 @@ public final class HotkeeperSnapshot {
      * Progress: wait-free.
      */
     public KeyBounds bounds(byte[] key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight, geometry.bucketCount(), geometry.fingerprintBits(), confidence);
+        return KeyBounds.of(estimate(key), totalWeight, geometry.bucketCount(), geometry.candidates(),
+                geometry.fingerprintBits(), confidence);
     }
 
     // ---------------------------------------------------------------- serialization
@@ -507,7 +538,7 @@ public final class HotkeeperSnapshot {
         boolean byTable = true;
         int k = 0;
         int maxKeyBytes = 0;
-        long bucketCount = 0;
+        TableGeometry widest = first.geometry;
         long total = 0;
         boolean seeded = true;
         for (HotkeeperSnapshot s : inputs) {
@@ -516,7 +547,7 @@ public final class HotkeeperSnapshot {
             seeded &= s.seeded && s.seedFingerprint == first.seedFingerprint;
             k = Math.max(k, s.k);
             maxKeyBytes = Math.max(maxKeyBytes, s.maxKeyBytes);
-            bucketCount = Math.max(bucketCount, s.bucketCount());
+            widest = s.bucketCount() > widest.bucketCount() ? s.geometry : widest;
             total = saturatedAdd(total, s.totalWeight);
         }
         long[] dropped = {0};
@@ -529,7 +560,7 @@ public final class HotkeeperSnapshot {
                 tables.add(s.table);
                 merged = saturatedAdd(merged, s.tableWeight());
             }
-            table = TableMerge.merge(tables, dropped);
+            table = TableMerge.merge(tables, first.geometry, dropped);
             Map<KeyId, SnapshotKey> union = new LinkedHashMap<>();
             for (HotkeeperSnapshot s : inputs) {
                 for (SnapshotKey key : s.keys) {
@@ -570,25 +601,15 @@ public final class HotkeeperSnapshot {
                 keys = new ArrayList<>(keys.subList(0, SnapshotFormat.MAX_KEYS));
             }
         }
-        HotkeeperSnapshot out = validated(byTable ? first.bucketCount() : bucketCount, k, maxKeyBytes, first.decayBase,
+        HotkeeperSnapshot out = validated(byTable ? first.geometry : widest, k, maxKeyBytes, first.decayBase,
                 seeded || byTable ? first.seedFingerprint : 0, seeded, total, table, keys, false);
         return new Merged(out, new MergeReport(byTable, merged, dropped[0]));
     }
 
     /** The count of the slot at {@code location} (bucket index and fingerprint) in {@code table}, or 0. */
     static long slotCount(long[] table, TableGeometry geometry, long location) {
-        int base = (int) (geometry.bucket(location) * TableLayout.SLOTS_PER_BUCKET);
-        long fp = geometry.fingerprint(location);
-        for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-            long word = table[base + s];
-            if (word == 0) {
-                break;
-            }
-            if (TableLayout.fingerprint(word) == fp) {
-                return TableLayout.count(word);
-            }
-        }
-        return 0;
+        int slot = slotIndex(table, geometry, location);
+        return slot < 0 ? 0 : TableLayout.count(table[slot]);
     }
 
     static long saturatedAdd(long a, long b) {

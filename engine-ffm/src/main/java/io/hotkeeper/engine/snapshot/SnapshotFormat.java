@@ -38,7 +38,12 @@ final class SnapshotFormat {
     static final int TRAILER_BYTES = 4;
     static final int FLAG_SEEDED = 1;
     static final int FLAG_TABLE = 2;
-    static final int KNOWN_FLAGS = FLAG_SEEDED | FLAG_TABLE;
+    /**
+     * The table gives every key two candidate buckets (TableGeometry#alternate): a key's word may sit in either.
+     * Readers that predate it reject the snapshot (an unknown flag) rather than misread where its words are.
+     */
+    static final int FLAG_TWO_CANDIDATES = 4;
+    static final int KNOWN_FLAGS = FLAG_SEEDED | FLAG_TABLE | FLAG_TWO_CANDIDATES;
     static final int KEY_HEADER_BYTES = 16;
     static final int KEY_TRUNCATED = 1;
     /** Key kinds by their code in a key entry (0 bytes, 1 long, 2 text: fixed by the format, not by the enum). */
@@ -93,11 +98,22 @@ final class SnapshotFormat {
 
     /** The geometry of {@code bucketCount} buckets, or a format exception naming the allowed range. */
     static TableGeometry geometry(long bucketCount) {
+        return geometry(bucketCount, 1);
+    }
+
+    /**
+     * The geometry of {@code bucketCount} buckets with {@code candidates} candidate buckets per key, or a format
+     * exception naming the allowed ranges.
+     */
+    static TableGeometry geometry(long bucketCount, int candidates) {
         if (bucketCount < TableGeometry.MIN_BUCKETS || bucketCount > TableGeometry.MAX_BUCKETS) {
             throw bad("bucketCount=" + bucketCount + ": must be in " + TableGeometry.MIN_BUCKETS + ".."
                     + TableGeometry.MAX_BUCKETS);
         }
-        return TableGeometry.of(bucketCount);
+        if (candidates != 1 && candidates != 2) {
+            throw bad("candidates=" + candidates + ": must be 1 or 2");
+        }
+        return TableGeometry.of(bucketCount, candidates);
     }
 
     // ---------------------------------------------------------------- writing
@@ -122,7 +138,8 @@ final class SnapshotFormat {
         out.putLong(MAGIC);
         int version = versionFor(s.geometry());
         out.putShort((short) version);
-        out.putShort((short) ((s.seeded() ? FLAG_SEEDED : 0) | (s.hasTable() ? FLAG_TABLE : 0)));
+        out.putShort((short) ((s.seeded() ? FLAG_SEEDED : 0) | (s.hasTable() ? FLAG_TABLE : 0)
+                | (s.candidates() == 2 ? FLAG_TWO_CANDIDATES : 0)));
         out.put((byte) s.indexBits());
         out.put((byte) 0).putShort((short) 0);
         out.putInt(s.k());
@@ -232,7 +249,8 @@ final class SnapshotFormat {
         if (pos != end) {
             throw bad((end - pos) + " bytes of the body after the last key");
         }
-        return HotkeeperSnapshot.validated(h.bucketCount, h.k, h.maxKeyBytes, h.decayBase, h.seedFingerprint,
+        return HotkeeperSnapshot.validated(geometry(h.bucketCount, h.candidates), h.k, h.maxKeyBytes, h.decayBase,
+                h.seedFingerprint,
                 h.seeded, h.totalWeight, table, keys, true);
     }
 
@@ -296,8 +314,8 @@ final class SnapshotFormat {
         }
     }
 
-    private record Header(long bucketCount, boolean hasTable, boolean seeded, int k, int maxKeyBytes, int keyCount,
-                          double decayBase, long seedFingerprint, long totalWeight) {
+    private record Header(long bucketCount, int candidates, boolean hasTable, boolean seeded, int k, int maxKeyBytes,
+                          int keyCount, double decayBase, long seedFingerprint, long totalWeight) {
     }
 
     private static Header header(MemorySegment in, int flags) {
@@ -331,7 +349,8 @@ final class SnapshotFormat {
         double decayBase = Double.longBitsToDouble(in.get(LONG, OFF_DECAY_BASE));
         long totalWeight = in.get(LONG, OFF_TOTAL_WEIGHT);
         checkParameters(k, maxKeyBytes, keyCount, decayBase, totalWeight);
-        return new Header(bucketCount, (flags & FLAG_TABLE) != 0, (flags & FLAG_SEEDED) != 0, k, maxKeyBytes,
+        return new Header(bucketCount, (flags & FLAG_TWO_CANDIDATES) != 0 ? 2 : 1, (flags & FLAG_TABLE) != 0,
+                (flags & FLAG_SEEDED) != 0, k, maxKeyBytes,
                 keyCount, decayBase, in.get(LONG, OFF_SEED_FINGERPRINT), totalWeight);
     }
 

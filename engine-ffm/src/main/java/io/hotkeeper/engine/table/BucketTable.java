@@ -35,7 +35,8 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
  * Design (HeavyKeeper, Gong et al., USENIX ATC'18 / ToN'19; HeavyGuardian, KDD'18; the salt decision,
  * docs/decisions/salt.md):
  *
- *  1. One bucket is one cache line of 8 slots, so an observation reads one line and writes at most one word.
+ *  1. One bucket is one cache line of 8 slots, so an observation reads one line (two when its first candidate is
+ *     full without the key: point 6) and writes at most one word.
  *  2. The scan is read-only: every slot is loaded once (opaque), and a write happens only when the state changes.
  *     A lost lottery writes nothing to the table; a saturated count writes nothing at all. Under contention the
  *     cost of an observation is the number of lines it writes, so every avoided store is a cache-line transfer
@@ -49,6 +50,11 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
  *  5. Weighted observations: a refresh or claim adds the weight in one CAS. A challenge of weight w samples the
  *     number of trials until the next won draw from the geometric distribution (one draw per decrement instead
  *     of one per unit), so it costs O(log w) draws; all decrements land in one CAS.
+ *  6. Two candidate buckets per key (when the geometry says so: TableGeometry#alternate), the d-left / cuckoo
+ *     idea, at the cost of a second line only on a miss in a full first bucket. A key is claimed in its first
+ *     bucket while that has room, in its second only once the first is full; a refresh finds it in either; phase
+ *     3 draws against the weakest occupant of both. Since slots never empty, "the first bucket has an empty slot"
+ *     proves the key is not in the second, which keeps a hit in the first bucket (the common case) at one line.
  *
  * <p>Size: the three phases and the accessors they share, kept in one class so that every access to a slot word, and
  * its mode, is in one file; the bit and offset arithmetic lives in TableLayout and TableGeometry.
@@ -215,10 +221,11 @@ public final class BucketTable {
      */
     public long observe(long hash, long weight, long statsHandle) {
         // One pass, for the common cases: a refresh below saturation and approximate counting, a claim of the
-        // lowest empty slot, or one lottery against the weakest occupant of a full bucket. Occupied slots form a
-        // prefix of the bucket (a claim always takes the lowest empty slot, and slots never empty again), so the
-        // first 0 word ends the search. Anything else (a lost CAS, saturation, approximate counting) goes to
-        // observeFull, which re-scans and retries.
+        // lowest empty slot, or one lottery against the weakest occupant of the key's full candidate buckets.
+        // Occupied slots form a prefix of a bucket (a claim always takes the lowest empty slot, and slots never
+        // empty again), so the first 0 word ends the search; and a key enters its second bucket only while its first
+        // is full, so an empty slot in the first bucket also proves the key is not in the second. Anything else (a
+        // lost CAS, saturation, approximate counting) goes to observeFull, which re-scans and retries.
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
         long weakestOffset = base;
@@ -234,7 +241,7 @@ public final class BucketTable {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
-                return observeFull(hash, weight, statsHandle);
+                return observeFull(hash, weight, statsHandle, false);
             }
             if (TableLayout.fingerprint(word) == fp) {
                 long next = TableLayout.count(word) + weight;
@@ -242,22 +249,83 @@ public final class BucketTable {
                     stats.add(statsHandle, StatsLayout.REFRESHES, 1);
                     return flags(word, next);
                 }
-                return observeFull(hash, weight, statsHandle);
+                return observeFull(hash, weight, statsHandle, false);
             }
             if (s == 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
                 weakestOffset = offset;
                 weakestWord = word;
             }
         }
-        // A full bucket without the key: the lottery against the weakest occupant, from this one scan.
+        // The first bucket is full without the key: its second candidate, the same way (its weakest occupant
+        // competes with the first bucket's). The claim and refresh are written out again, not called: C2 inlined
+        // neither helper here ("callee is too large" after the first loop), and the calls cost ~6 ns a miss.
+        long second = secondOffset(base, fp);
+        if (second != base) {
+            for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+                long offset = second + (long) s * SLOT_BYTES;
+                long word = (long) SLOT.get(table, offset);
+                if (word == 0) {
+                    long count = Math.min(weight, MAX_COUNT);
+                    if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
+                        stats.add(statsHandle, StatsLayout.CLAIMS, 1);
+                        return promoteIfAtFloor(count);
+                    }
+                    return observeFull(hash, weight, statsHandle, false);
+                }
+                if (TableLayout.fingerprint(word) == fp) {
+                    long next = TableLayout.count(word) + weight;
+                    if (weight < fastLimit && next < fastLimit && casRelSlot(offset, word, word + weight)) {
+                        stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+                        return flags(word, next);
+                    }
+                    return observeFull(hash, weight, statsHandle, false);
+                }
+                if (TableLayout.count(word) < TableLayout.count(weakestWord)) {
+                    weakestOffset = offset;
+                    weakestWord = word;
+                }
+            }
+        }
+        // Full candidates without the key: the lottery against the weakest occupant, from this one scan.
         long result = challenge(weakestOffset, weakestWord, fp, TableLayout.spare(hash), weight, statsHandle);
-        return result >= 0 ? result : observeFull(hash, weight, statsHandle);
+        return result >= 0 ? result : observeFull(hash, weight, statsHandle, false);
     }
 
-    /** The full observation: all three phases, saturation, approximate counting, and the retry loops. */
-    private long observeFull(long hash, long weight, long statsHandle) {
+    /**
+     * Byte offset of the second candidate bucket of a key whose first bucket is at {@code base} and whose
+     * fingerprint is {@code fp}; {@code base} itself with one candidate per key (TableGeometry#alternate).
+     */
+    private long secondOffset(long base, long fp) {
+        return geometry.alternate(base >>> BUCKET_SHIFT, fp) << BUCKET_SHIFT;
+    }
+
+    /**
+     * Whether the bucket at byte offset {@code bucketOffset} is one of the candidate buckets of {@code hash}: the
+     * check that a slot may hold a key (the key shards' link checks). Threads: any. Progress: wait-free.
+     */
+    public boolean candidate(long hash, long bucketOffset) {
+        long base = bucketOffset(hash);
+        return bucketOffset == base || bucketOffset == secondOffset(base, fingerprint(hash));
+    }
+
+    /**
+     * As {@link #observe}, but the key is looked for in both candidate buckets even where the first has room: for
+     * replaying a slot word of another table (a snapshot merged into this one), which may sit in either bucket of
+     * its key without telling which is the first. Threads: any. Progress: lock-free.
+     */
+    public long observeAnywhere(long hash, long weight, long statsHandle) {
+        return observeFull(hash, weight, statsHandle, true);
+    }
+
+    /**
+     * The full observation: all three phases, saturation, approximate counting, and the retry loops. With
+     * {@code anywhere}, the second bucket is searched even when the first has room (see observeAnywhere).
+     */
+    private long observeFull(long hash, long weight, long statsHandle, boolean anywhere) {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
+        long second = secondOffset(base, fp);
+        int scanned = second == base ? SLOTS_PER_BUCKET : 2 * SLOTS_PER_BUCKET;
         int lotteryRounds = 0;
         boolean retry = false;
         scan:
@@ -267,18 +335,21 @@ public final class BucketTable {
                 VarHandle.acquireFence();
             }
             retry = true;
-            int empty = -1;
-            int weakest = -1;
+            long empty = -1;
+            long weakest = -1;
             long weakestWord = 0;
-            for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
-                long offset = base + (long) s * SLOT_BYTES;
+            for (int i = 0; i < scanned; i++) {
+                if (i == SLOTS_PER_BUCKET && empty >= 0 && !anywhere) {
+                    break; // the first bucket has room, so the key is not in the second (see observe)
+                }
+                long offset = (i < SLOTS_PER_BUCKET ? base : second) + (long) (i & (SLOTS_PER_BUCKET - 1)) * SLOT_BYTES;
                 // Plain load (measured: half the cost of an opaque scan). Safe: every write below is a CAS whose
                 // expected value is this word, so a stale (or, on a JVM that split 64-bit loads, torn) read can
                 // only fail a CAS, never store a wrong word; and a retry re-reads after the acquire fence below.
                 long word = (long) SLOT.get(table, offset);
                 if (word == 0) {
                     if (empty < 0) {
-                        empty = s;
+                        empty = offset;
                     }
                 } else if (TableLayout.fingerprint(word) == fp) {
                     long result = refresh(offset, word, weight, statsHandle);
@@ -288,21 +359,20 @@ public final class BucketTable {
                     // Lost the CAS: the bucket changed under us; scan again.
                     continue scan;
                 } else if (weakest < 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
-                    weakest = s;
+                    weakest = offset;
                     weakestWord = word;
                 }
             }
             if (empty >= 0) {
                 long count = Math.min(weight, MAX_COUNT);
                 // Release CAS 0 -> word: pairs with laSlot. Fails only if another thread claimed it.
-                if (casRelSlot(base + (long) empty * SLOT_BYTES, 0L, TableLayout.word(fp, count))) {
+                if (casRelSlot(empty, 0L, TableLayout.word(fp, count))) {
                     stats.add(statsHandle, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
                 continue;
             }
-            long result = challenge(base + (long) weakest * SLOT_BYTES, weakestWord, fp,
-                    TableLayout.spare(hash), weight, statsHandle);
+            long result = challenge(weakest, weakestWord, fp, TableLayout.spare(hash), weight, statsHandle);
             if (result >= 0) {
                 return result;
             }
@@ -453,17 +523,26 @@ public final class BucketTable {
         // loop reads the bucket afresh every time).
         VarHandle.acquireFence();
         long count = 0;
-        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
-            // Plain loads (measured: an acquire load per slot cost ~2 ns each, as its barrier keeps the segment's
-            // checks from being combined); the fences around the loop give the ordering.
-            long word = (long) SLOT.get(table, base + (long) s * SLOT_BYTES);
-            if (word == 0) {
-                break; // occupied slots are a prefix of the bucket (see observe)
+        long bucket = base;
+        scan:
+        for (int candidate = 0; candidate < 2; candidate++) {
+            for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+                // Plain loads (measured: an acquire load per slot cost ~2 ns each, as its barrier keeps the segment's
+                // checks from being combined); the fences around the loop give the ordering.
+                long word = (long) SLOT.get(table, bucket + (long) s * SLOT_BYTES);
+                if (word == 0) {
+                    break scan; // occupied slots are a prefix, and a key with room in its first bucket has no second
+                }
+                if (TableLayout.fingerprint(word) == fp) {
+                    count = TableLayout.count(word);
+                    break scan;
+                }
             }
-            if (TableLayout.fingerprint(word) == fp) {
-                count = TableLayout.count(word);
+            long second = secondOffset(base, fp);
+            if (second == base) {
                 break;
             }
+            bucket = second;
         }
         // Acquire fence after: the loads above are ordered before the caller's next loads. With the writers' release
         // CAS this is an acquire read: a caller that reads a hot-key combiner's pending counts next sees no unit
@@ -515,20 +594,26 @@ public final class BucketTable {
     }
 
     /**
-     * Byte offset of the slot holding the fingerprint of {@code hash}, or -1 (volatile loads: used by the key
-     * shards' promotion protocol). Threads: any. Progress: wait-free.
+     * Byte offset of the slot holding the fingerprint of {@code hash} in its first candidate bucket, else in its
+     * second, or -1 (volatile loads: used by the key shards' promotion protocol; the order is the one observe
+     * refreshes in). Threads: any. Progress: wait-free.
      */
     public long findSlot(long hash) {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
-        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
-            long offset = base + (long) s * SLOT_BYTES;
-            long word = (long) SLOT.getVolatile(table, offset);
-            if (word != 0 && TableLayout.fingerprint(word) == fp) {
-                return offset;
+        long second = secondOffset(base, fp);
+        for (long bucket = base; ; bucket = second) {
+            for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+                long offset = bucket + (long) s * SLOT_BYTES;
+                long word = (long) SLOT.getVolatile(table, offset);
+                if (word != 0 && TableLayout.fingerprint(word) == fp) {
+                    return offset;
+                }
+            }
+            if (bucket == second) {
+                return -1;
             }
         }
-        return -1;
     }
 
     /**

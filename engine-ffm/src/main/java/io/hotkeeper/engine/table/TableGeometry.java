@@ -25,6 +25,21 @@ package io.hotkeeper.engine.table;
  * two {@code 2^b} the product is {@code x >>> (32 - b)}, exactly the low {@code b} bits of the hash: the mapping
  * of the earlier power-of-two tables, so their snapshots (format version 1) keep their meaning.
  *
+ * <h2>Two candidate buckets</h2>
+ * A geometry {@linkplain #withTwoCandidates() with two candidates} gives every key a second bucket, derived from
+ * its first bucket and its fingerprint alone (partial-key cuckoo hashing, Fan et al., CoNEXT'14, adapted to any
+ * bucket count):
+ * <pre>
+ *  d(fp)          = (((fp * 0x9E3779B97F4A7C15) &gt;&gt;&gt; 32) * bucketCount) &gt;&gt;&gt; 32      in 0..bucketCount-1
+ *  alternate(b)   = (d(fp) - b) mod bucketCount
+ * </pre>
+ * The map is an involution ({@code alternate(alternate(b)) == b}), so from either bucket of a slot word and its
+ * fingerprint the other one follows without the key: a merge, a snapshot and a replay can pair a word with its key
+ * wherever the word sits. Where {@code 2b == d(fp) (mod bucketCount)} both candidates are the same bucket (about
+ * one key in {@code bucketCount}, or two for an even count); such keys have one bucket. A key enters its second
+ * bucket only while its first is full, so a first bucket with an empty slot proves the key is not in its second
+ * (until a reset empties both; docs/design.md, "Two candidate buckets").
+ *
  * <p>A key's <em>location</em> is the hash bits that decide bucket and fingerprint: the low
  * {@code indexBits + fingerprintBits} bits for a power of two, all low 32 bits otherwise (a carry can reach the
  * bucket from any of them). {@link #locationAt} gives a location for a given bucket and fingerprint (a slot
@@ -38,14 +53,17 @@ public final class TableGeometry {
     /** Most buckets: 64 MiB (the fingerprint keeps at least {@link TableLayout#MIN_FINGERPRINT_BITS} bits). */
     public static final long MAX_BUCKETS = 1L << TableLayout.MAX_INDEX_BITS;
     private static final long LOW_32 = 0xFFFF_FFFFL;
+    /** Odd multiplier (2^64 / golden ratio) that spreads a fingerprint over 32 bits for {@link #alternate}. */
+    private static final long ALTERNATE_MIX = 0x9E37_79B9_7F4A_7C15L;
 
     private final long bucketCount;
     private final int indexBits;
     private final int fingerprintBits;
     private final long fingerprintMask;
     private final long locationMask;
+    private final boolean twoCandidates;
 
-    private TableGeometry(long bucketCount) {
+    private TableGeometry(long bucketCount, boolean twoCandidates) {
         if (bucketCount < MIN_BUCKETS || bucketCount > MAX_BUCKETS) {
             throw new IllegalArgumentException("bucketCount=" + bucketCount + ": must be in " + MIN_BUCKETS + ".."
                     + MAX_BUCKETS);
@@ -55,15 +73,61 @@ public final class TableGeometry {
         this.fingerprintBits = TableLayout.fingerprintBits(indexBits);
         this.fingerprintMask = (1L << fingerprintBits) - 1;
         this.locationMask = Long.bitCount(bucketCount) == 1 ? (1L << (indexBits + fingerprintBits)) - 1 : LOW_32;
+        this.twoCandidates = twoCandidates;
     }
 
     /**
-     * The geometry of a table of {@code bucketCount} buckets.
+     * The geometry of a table of {@code bucketCount} buckets, one candidate bucket per key.
      *
      * @throws IllegalArgumentException if {@code bucketCount} is not in {@link #MIN_BUCKETS}..{@link #MAX_BUCKETS}
      */
     public static TableGeometry of(long bucketCount) {
-        return new TableGeometry(bucketCount);
+        return new TableGeometry(bucketCount, false);
+    }
+
+    /**
+     * The geometry of a table of {@code bucketCount} buckets with {@code candidates} (1 or 2) candidate buckets
+     * per key.
+     *
+     * @throws IllegalArgumentException if {@code bucketCount} is out of range or {@code candidates} is not 1 or 2
+     */
+    public static TableGeometry of(long bucketCount, int candidates) {
+        if (candidates != 1 && candidates != 2) {
+            throw new IllegalArgumentException("candidates=" + candidates + ": must be 1 or 2");
+        }
+        return new TableGeometry(bucketCount, candidates == 2);
+    }
+
+    /** This geometry with two candidate buckets per key (see the class comment). */
+    public TableGeometry withTwoCandidates() {
+        return twoCandidates ? this : new TableGeometry(bucketCount, true);
+    }
+
+    /** Candidate buckets per key: 1 or 2. */
+    public int candidates() {
+        return twoCandidates ? 2 : 1;
+    }
+
+    /**
+     * The other candidate bucket of a key whose fingerprint is {@code fingerprint} and one of whose candidates is
+     * {@code bucket}; {@code bucket} itself with one candidate per key, or where both candidates coincide. An
+     * involution: {@code alternate(alternate(b, f), f) == b}.
+     */
+    public long alternate(long bucket, long fingerprint) {
+        if (!twoCandidates) {
+            return bucket;
+        }
+        long d = (((fingerprint * ALTERNATE_MIX) >>> 32) * bucketCount) >>> 32;
+        long alternate = d - bucket;
+        return alternate < 0 ? alternate + bucketCount : alternate;
+    }
+
+    /**
+     * The lower of a key's two candidate buckets, given either one and the fingerprint: the same for both slots a
+     * key may hold, so it names the key's pair of buckets (merges and replays group by it).
+     */
+    public long canonicalBucket(long bucket, long fingerprint) {
+        return Math.min(bucket, alternate(bucket, fingerprint));
     }
 
     /** The geometry of a power-of-two table of {@code 2^indexBits} buckets. */
@@ -72,7 +136,7 @@ public final class TableGeometry {
             throw new IllegalArgumentException("indexBits=" + indexBits + ": must be in "
                     + TableLayout.MIN_INDEX_BITS + ".." + TableLayout.MAX_INDEX_BITS);
         }
-        return new TableGeometry(1L << indexBits);
+        return new TableGeometry(1L << indexBits, false);
     }
 
     /** Number of buckets. */
@@ -160,16 +224,16 @@ public final class TableGeometry {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TableGeometry g && g.bucketCount == bucketCount;
+        return o instanceof TableGeometry g && g.bucketCount == bucketCount && g.twoCandidates == twoCandidates;
     }
 
     @Override
     public int hashCode() {
-        return Long.hashCode(bucketCount);
+        return Long.hashCode(bucketCount) * 2 + (twoCandidates ? 1 : 0);
     }
 
     @Override
     public String toString() {
-        return bucketCount + " buckets";
+        return bucketCount + " buckets" + (twoCandidates ? ", two candidates per key" : "");
     }
 }

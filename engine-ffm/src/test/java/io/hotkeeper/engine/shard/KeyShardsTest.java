@@ -23,15 +23,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KeyShardsTest {
     private static final long SEED = 99;
 
-    /** Keys landing in bucket 0 of a 64-bucket table, with distinct fingerprints. */
+    /**
+     * Keys landing in bucket 0 of a 64-bucket table, with distinct fingerprints: eight, then keys whose second
+     * candidate bucket is bucket 0 too (one bucket each), so that they face bucket 0's lottery once it is full.
+     */
     private static List<Long> keysInBucketZero(int count) {
         KeyHasher hasher = KeyHasher.seeded(SEED);
+        TableGeometry geometry = TableGeometry.of(64, 2);
         List<Long> keys = new ArrayList<>();
         java.util.Set<Long> fps = new java.util.HashSet<>();
         for (long k = 1; keys.size() < count; k++) {
             long h = hasher.hash(k);
-            TableGeometry geometry = TableGeometry.ofIndexBits(6);
-            if (geometry.bucket(h) == 0 && fps.add(geometry.fingerprint(h))) {
+            long fp = geometry.fingerprint(h);
+            if (geometry.bucket(h) == 0 && (keys.size() < 8 || geometry.alternate(0, fp) == 0) && fps.add(fp)) {
                 keys.add(k);
             }
         }

@@ -21,12 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Pins format version 1: a snapshot regenerated from a fixed seed and a fixed stream equals the golden file byte
- * for byte, and reading the golden file gives known contents. A change to the format (or to what the sketch
- * computes from that stream) fails here; a deliberate one bumps the version and adds a new golden file (run with
- * {@code -Dhotkeeper.golden.write=true} to write it into src/test/resources, then review the diff).
+ * for byte, and reading the golden files gives known contents. A change to the format (or to what the sketch
+ * computes from that stream) fails here; a deliberate one bumps the version or a flag and adds a new golden file
+ * (run with {@code -Dhotkeeper.golden.write=true} to write it into src/test/resources, then review the diff).
+ *
+ * <p>Two files: {@link #GOLDEN}, what the sketch writes now (two candidate buckets per key, flag 4), and
+ * {@link #GOLDEN_ONE_CANDIDATE}, the same sketch as written before two candidates, which must stay readable.
  */
 class SnapshotGoldenTest {
-    static final String GOLDEN = "golden-v1.hksnap";
+    static final String GOLDEN = "golden-v1-two-candidates.hksnap";
+    static final String GOLDEN_ONE_CANDIDATE = "golden-v1.hksnap";
 
     /**
      * Seed 11, 4 KiB, k 10, keys up to 16 bytes, promotion floor 8, stats on, one thread: a deterministic sketch.
@@ -45,8 +49,12 @@ class SnapshotGoldenTest {
     }
 
     static byte[] golden() throws IOException {
-        try (InputStream in = SnapshotGoldenTest.class.getResourceAsStream(GOLDEN)) {
-            assertNotNull(in, GOLDEN + " is missing from the test resources");
+        return resource(GOLDEN);
+    }
+
+    static byte[] resource(String name) throws IOException {
+        try (InputStream in = SnapshotGoldenTest.class.getResourceAsStream(name)) {
+            assertNotNull(in, name + " is missing from the test resources");
             return in.readAllBytes();
         }
     }
@@ -65,6 +73,24 @@ class SnapshotGoldenTest {
     @Test
     void theGoldenFileHasKnownContents() throws IOException {
         byte[] bytes = golden();
+        assertEquals(7, bytes[10]); // seeded | table | two candidates
+        HotkeeperSnapshot s = HotkeeperSnapshot.read(bytes);
+        assertEquals(2, s.candidates());
+        assertEquals(6, s.indexBits());
+        assertEquals(20_000 + 3_000 + 50, s.totalWeight());
+        HeavyHitter top = s.topK(1).getFirst();
+        assertEquals(ZipfKeys.keyOfRank(1), top.keyAsLong());
+        assertEquals(KNOWN_TOP_ESTIMATE, top.estimate(), "rank 1 is exact with two candidates too");
+        assertEquals(KNOWN_KEYS_TWO, s.keys().size());
+        assertEquals(KNOWN_TABLE_WEIGHT_TWO, s.tableWeight());
+        assertEquals(KNOWN_WORD_ESTIMATE_TWO, s.estimate("word-0"));
+        assertEquals(KNOWN_SEED_FINGERPRINT, s.seedFingerprint());
+        assertEquals(bytes.length, s.encodedBytes());
+    }
+
+    @Test
+    void theOneCandidateGoldenFileWrittenBeforeTwoCandidatesHasKnownContents() throws IOException {
+        byte[] bytes = resource(GOLDEN_ONE_CANDIDATE);
         // Header, little-endian, as docs/format.md lays it out.
         assertEquals("484b534e41500d0a", HexFormat.of().formatHex(bytes, 0, 8)); // "HKSNAP\r\n"
         assertEquals(1, bytes[8]);
@@ -77,6 +103,7 @@ class SnapshotGoldenTest {
                 .order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt());
 
         HotkeeperSnapshot s = HotkeeperSnapshot.read(bytes);
+        assertEquals(1, s.candidates());
         assertEquals(6, s.indexBits());
         assertEquals(512, s.slotCount());
         assertEquals(10, s.k());
@@ -118,4 +145,9 @@ class SnapshotGoldenTest {
     static final long KNOWN_WORD_ESTIMATE = 27;
     static final long KNOWN_TRUNCATED_ESTIMATE = 39;
     static final long KNOWN_SEED_FINGERPRINT = 0xf85945de8c1e1dfdL;
+    // The two-candidate file: the second bucket keeps more of the light keys: "word-0" keeps 78 of its 82 units
+    // (27 with one candidate), and the table holds 22,295 of the 23,050 units (21,892).
+    static final int KNOWN_KEYS_TWO = 334;
+    static final long KNOWN_TABLE_WEIGHT_TWO = 22_295;
+    static final long KNOWN_WORD_ESTIMATE_TWO = 78;
 }
