@@ -395,7 +395,7 @@ class TopCommandTest {
                 {"Invalid value for option '--memory': '12parsecs' is not a size", "top", "--memory", "12parsecs"},
                 {"Invalid value for option '--memory': 5GiB: must be 16KiB..4GiB", "top", "--memory", "5GiB"},
                 {"Invalid value for option '--memory': memory=16384: too small for k=100 keys of up to 256 bytes; "
-                        + "the minimum is 28672 bytes", "top", "--memory", "16KiB"},
+                        + "the minimum is 22528 bytes", "top", "--memory", "16KiB"},
                 {"Invalid value for option '--max-key-bytes': 0", "top", "--max-key-bytes", "0"},
                 {"Invalid value for option '--min-count': 0", "top", "--min-count", "0"},
                 {"Invalid value for option '--field': 0: must be >= 1", "top", "--field", "0"},

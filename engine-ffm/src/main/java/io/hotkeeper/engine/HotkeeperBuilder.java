@@ -280,8 +280,9 @@ public final class HotkeeperBuilder {
      * The total native memory of the instance, in bytes: table, links, control, key shards of every worker,
      * combiner blocks, salt and stats together stay within it however many threads observe. The builder
      * splits it (docs/design.md, "One memory budget"): fixed parts first (salt, stats if recorded), combiner
-     * blocks up to an eighth, then key shards of {@code max(16, 2k)} entries each (1 to 8 per table, shared
-     * by the workers in turn), and the rest to the table and its links, to the bucket (any bucket count); what
+     * blocks up to an eighth, then key shards (1 to 8 per table, shared by the workers in turn) of at least
+     * {@code max(16, k + max(8, k/16))} entries each, {@code max(16, 2k)} once the table keeps {@code 5k/2}
+     * buckets beside them, and the rest to the table and its links, to the bucket (any bucket count); what
      * the last partial bucket leaves goes to the shards' capacity. {@link Hotkeeper#info()} reports each part.
      * {@code build()} refuses a budget that cannot
      * hold k keys, naming the minimum. Not with {@link #memoryBytes} or {@link #shardCapacity}.

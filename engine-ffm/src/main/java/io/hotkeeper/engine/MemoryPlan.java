@@ -20,22 +20,27 @@ import io.hotkeeper.engine.table.TableLayout;
  *                    + 128                 control line (the promotion floor)
  *                    + shards x plannedShardBytes(keys) )
  *                                          key shards: 1 .. min(expected workers, 8) per table (as many as fit in a
- *                                          quarter of the budget at the minimum capacity); workers share them by
+ *                                          quarter of the budget at the preferred capacity); workers share them by
  *                                          worker id modulo the count, one at a time through each shard's busy gate
  * </pre>
  *
- * The minimum of a shard is room for {@code max(16, 2k)} keys (a shard keeps the heaviest keys it was given, so one
- * shard alone must hold the top k with room to spare), counted at the key size the plan assumes: keys of up to 16
- * bytes, which covers every {@code long} key (56-byte entries) and most words (64-byte entries); longer keys take
- * larger entries in the same pages, so fewer fit (about k of up to 64 bytes), and the pages a shard assigns
- * follow the mix it meets ({@link ShardLayout#plannedShardBytes}). The shards get that minimum or
- * {@link #SHARD_SHARE_DIVISOR 1/8} of the table's share, whichever is more (the eighth matters only from about
- * 100 KiB at k = 100; it keeps small inputs of many distinct keys exact, docs/theory.md section 6); the table (any
- * bucket count, {@link TableGeometry}) and its links take everything else, and what the table's last partial
- * bucket leaves goes to the shards' pages. Beyond that, a byte of table is worth more to accuracy than a byte
- * of shard: the table holds the candidates' counts, the shards only the keys of those at the top (docs/peers.md,
- * "Hotkeeper's split": shards 25% and 100% above the minimum were no better, and worse on the flat-topped
- * license-words stream at 64 KiB).
+ * The minimum of a shard is room for {@code max(16, k + max(8, k/16))} keys (a shard keeps the heaviest keys it was
+ * given, so one shard alone must hold the top k, with a few to spare for the keys trading places at rank k: 108
+ * at k = 100), counted at the key size the plan assumes: keys of up to 16 bytes, which covers every {@code long}
+ * key (56-byte entries) and most words (64-byte entries); longer keys take larger entries in the same pages, so
+ * fewer fit, and the pages a shard assigns follow the mix it meets ({@link ShardLayout#plannedShardBytes}). A
+ * budget below that minimum beside the smallest table is refused. Above it the shards grow, in whole pages, only
+ * once the table keeps {@link #ROOMY_TABLE_BUCKETS_PER_2K 5k/2} buckets (20 slots per reported key), up to the
+ * preferred {@code max(16, 2k)} keys; then they get those or {@link #SHARD_SHARE_DIVISOR 1/8} of the table's
+ * share, whichever is more (the eighth matters only from about 100 KiB at k = 100; it keeps small inputs of many
+ * distinct keys exact, docs/theory.md section 6). The table (any bucket count, {@link TableGeometry}) and its
+ * links take everything else, and what the table's last partial bucket leaves goes to the shards' pages. At
+ * k = 100 and {@code long} keys the shards have 108 entries from the minimum, 16 KiB, to about 40 KiB, grow to
+ * 216 between 40 and 48 KiB (one thread), and keep 216 (64 KiB) until the eighth takes over. A byte of table is worth more to accuracy than
+ * a byte of shard: the table holds the candidates' counts, the shards only the keys of those at the top
+ * (docs/peers.md, "Hotkeeper's split": at 20 to 40 KiB the minimum shards beside a larger table beat 2k entries
+ * on the text streams; at 64 KiB shards 25% and 100% above 2k were no better, and worse on the flat-topped
+ * license-words stream).
  *
  * @param budget         the total budget, bytes
  * @param tableBytes     bytes of each bucket table
@@ -52,6 +57,8 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
     static final int MAX_SHARDS = 8;
     /** The shards of a table get at least its share divided by this (or the minimum capacity, if more). */
     static final int SHARD_SHARE_DIVISOR = 8;
+    /** Twice the buckets per reported key the table keeps before the shards grow past their minimum (5: 2.5k). */
+    static final int ROOMY_TABLE_BUCKETS_PER_2K = 5;
 
     /**
      * The split of {@code budget}.
@@ -70,6 +77,7 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                          long combinerBlockBytes, int workers) {
         int minCapacity = minCapacity(k);
         long minShardBytes = keyShards ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
+        long preferredShardBytes = keyShards ? ShardLayout.plannedShardBytes(preferredCapacity(k), maxKeyBytes) : 0;
         long perTableMinimum = tableAndLinks(TableLayout.MIN_TABLE_BYTES, keyShards) + minShardBytes;
         long minimum = fixedBytes + tables * perTableMinimum;
         if (budget < minimum) {
@@ -91,14 +99,22 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         int shards = 0;
         if (keyShards) {
             shards = 1;
-            while (shards < Math.min(workers, MAX_SHARDS) && (shards + 1) * minShardBytes <= perTable / 4) {
+            while (shards < Math.min(workers, MAX_SHARDS) && (shards + 1) * preferredShardBytes <= perTable / 4) {
                 shards++;
             }
         }
         // Shards at the minimum or an eighth of the share; the table and its links take the rest, to the bucket
         // (the minimum check above guarantees at least the smallest table; an eighth exceeds the minimum shards
         // only where the share is 8 times their size, so the smallest table still fits).
-        long shardShare = keyShards ? Math.max(shards * minShardBytes, perTable / SHARD_SHARE_DIVISOR) : 0;
+        long shardShare = 0;
+        if (keyShards) {
+            // What the shards may take while the table keeps its roomy size, in whole pages (a partial page would
+            // be lost to both); between the minimum and the preferred shards.
+            long room = ShardLayout.shardBytesForPages(ShardLayout.pagesIn(Math.max(0, perTable
+                    - tableAndLinks(roomyTableBytes(k), keyShards)) / shards, maxKeyBytes), maxKeyBytes) * shards;
+            shardShare = Math.max(Math.max(shards * minShardBytes, Math.min(shards * preferredShardBytes, room)),
+                    perTable / SHARD_SHARE_DIVISOR);
+        }
         long bucketAndLinks = keyShards ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
         long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,
                 (perTable - BucketTable.CONTROL_BYTES - shardShare) / bucketAndLinks));
@@ -127,9 +143,24 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned, shardBytes);
     }
 
-    /** Entries a shard needs at least for a top-{@code k}: {@code max(16, 2k)}. */
+    /** Entries a shard needs at least for a top-{@code k}: {@code max(16, k + max(8, k / 16))}. */
     static int minCapacity(int k) {
+        return (int) Math.min(ShardLayout.MAX_ENTRIES, Math.max(16, k + Math.max(8L, k / 16)));
+    }
+
+    /** Entries a shard gets where the budget allows them beside a reasonable table: {@code max(16, 2k)}. */
+    static int preferredCapacity(int k) {
         return (int) Math.min(ShardLayout.MAX_ENTRIES, Math.max(16, 2L * k));
+    }
+
+    /**
+     * The table the shards leave room for before they grow past {@link #minCapacity} toward
+     * {@link #preferredCapacity}: {@code 5k / 2} buckets (20 slots per reported key), at least the smallest table.
+     */
+    static long roomyTableBytes(int k) {
+        long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,
+                ROOMY_TABLE_BUCKETS_PER_2K * (long) k / 2));
+        return buckets * TableLayout.BUCKET_BYTES;
     }
 
     private static long tableAndLinks(long tableBytes, boolean keyShards) {
