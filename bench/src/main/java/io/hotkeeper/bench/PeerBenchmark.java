@@ -1,5 +1,6 @@
 package io.hotkeeper.bench;
 
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
@@ -272,7 +273,7 @@ public class PeerBenchmark {
         private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining, int workerTables) {
             HotkeeperBuilder b = Hotkeeper.builder().memoryBytes(memory).seed(Workloads.SKETCH_SEED).k(K)
                     .keyShards(keyShards).combining(combining ? CombiningMode.AUTO : CombiningMode.OFF)
-                    .workerTables(workerTables);
+                    .partitioning(Partitioning.perWorker(workerTables));
             if (shardedSalt) {
                 b.shardedSalt();
             }

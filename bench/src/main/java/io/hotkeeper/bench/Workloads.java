@@ -1,5 +1,6 @@
 package io.hotkeeper.bench;
 
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.Placement;
 import io.hotkeeper.engine.Hotkeeper;
@@ -45,7 +46,7 @@ final class Workloads {
                 .keyShards(keyShards).approximateCountsAbove(approx)
                 .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
                 .placement(io.hotkeeper.engine.Placement.parse(placement))
-                .workerTables(workerTables);
+                .partitioning(Partitioning.perWorker(workerTables));
         switch (salt) {
             case "default" -> { }
             case "shared" -> builder.saltMode(io.hotkeeper.engine.SaltMode.SHARED);

@@ -1,5 +1,6 @@
 package io.hotkeeper.cli;
 
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.hash.KeyHasher;
@@ -93,7 +94,7 @@ public class CliIngestBenchmark {
             HotkeeperBuilder b = Hotkeeper.builder().seed(TopCommand.DEFAULT_SEED).memory(4L << 20)
                     .expectedThreads(threads).k(100).maxKeyBytes(TopCommand.DEFAULT_MAX_KEY_BYTES);
             if (threads > 1 && !sharedTable) {
-                b.workerTables(Integer.highestOneBit(threads));
+                b.partitioning(Partitioning.perWorker(Integer.highestOneBit(threads)));
             }
             sketch = b.build();
         }

@@ -1,6 +1,7 @@
 package io.hotkeeper.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
@@ -185,14 +186,15 @@ final class TopCommand implements Callable<Integer> {
         }
         int tables = workerTables();
         if (tables > 1) {
-            builder.workerTables(tables); // each ingest thread writes its own table: no line moves between cores
+            // Each ingest thread writes its own table: no line moves between cores.
+            builder.partitioning(Partitioning.perWorker(tables));
         }
         configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
         configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
         if (window != null) {
-            configure("--window", window, () -> builder.window(window, WINDOW_SLICES));
+            configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
         }
         if (save != null) {
             builder.recordStats(); // the snapshot's total weight is then the exact stream length

@@ -60,7 +60,7 @@ import java.util.Objects;
  * With hot-key combining ({@link HotkeeperBuilder#combining(CombiningMode)}; by default it engages once a second thread
  * observes hot keys), a worker's repeat observations of its hottest keys are counted in its own block of native
  * memory and reach the table in batches; {@link #estimate} and {@link #topK} include them. With
- * {@link HotkeeperBuilder#workerTables(int)} each worker observes into a table of its own instead, and queries merge
+ * {@link Partitioning#perWorker(int)} each worker observes into a table of its own instead, and queries merge
  * the tables.
  *
  * <h2>Accuracy</h2>
@@ -104,7 +104,7 @@ public final class Hotkeeper implements AutoCloseable {
     public static final int BATCH_LOOKAHEAD = 8;
     /** An arbitrary value for the touch loads' sum to be compared with (see observeAll). */
     private static final long TOUCH_SENTINEL = 0x7E57_AB1E_5EED_C0DEL;
-    /** The most tables {@link HotkeeperBuilder#workerTables} takes. */
+    /** The most tables {@link Partitioning#perWorker} takes. */
     public static final int MAX_WORKER_TABLES = 64;
 
     /** The message of the {@link IllegalStateException} every call throws once the instance is closed. */
@@ -141,6 +141,8 @@ public final class Hotkeeper implements AutoCloseable {
     private final DecayLottery lottery;
     private final KeyShards shards;
     private final int k;
+    /** The partitioning the builder was given (info). */
+    private final Partitioning partitioning;
     private final RegionAllocator regions;
     /**
      * Whether an observation needs the caller's worker handle: stats on, per-worker salt, approximate counting
@@ -241,6 +243,7 @@ public final class Hotkeeper implements AutoCloseable {
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;
             this.k = b.k;
+            this.partitioning = b.partitioning;
             this.lookupOnObserve = b.recordStats || saltMode == SaltMode.PER_WORKER || b.approximateBits != 0
                     || b.workerTables > 1;
         } catch (RuntimeException | Error e) {
@@ -692,7 +695,7 @@ public final class Hotkeeper implements AutoCloseable {
                     combiners == null ? 0 : (int) combiners.flushThreshold(),
                     combiners == null ? 0 : combiners.activeBlocks(), regions.bytesByPart(),
                     plan == null ? 0 : plan.budget(), plan == null || shards == null ? 0 : plan.shards(),
-                    table.geometry().candidates());
+                    table.geometry().candidates(), partitioning);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -954,7 +957,7 @@ public final class Hotkeeper implements AutoCloseable {
      * line only that worker writes, which the observation writes anyway for the other counters), and this sums
      * the stripes; no shared word is written on the observe path. Without stats it is derived: the sum of the
      * counts the tables hold, a lower bound (counts lost in the eviction lottery, and pending combined counts,
-     * are not in it). A windowed sketch ({@link HotkeeperBuilder#window}) always derives it: the weight its slices hold,
+     * are not in it). A windowed sketch ({@link Partitioning#window}) always derives it: the weight its slices hold,
      * the window's. Concurrent observations may or may not be included. Threads: any. Progress: wait-free.
      *
      * @throws IllegalStateException if closed

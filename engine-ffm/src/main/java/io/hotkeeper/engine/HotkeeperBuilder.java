@@ -6,7 +6,6 @@ import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.shard.ShardLayout;
 import io.hotkeeper.engine.table.TableLayout;
-import io.hotkeeper.engine.window.SlidingWindow;
 
 import java.util.Objects;
 
@@ -46,47 +45,35 @@ public final class HotkeeperBuilder {
     CombiningMode combining = CombiningMode.AUTO;
     int combinerEntries = Hotkeeper.DEFAULT_COMBINER_ENTRIES;
     int flushThreshold = Hotkeeper.DEFAULT_FLUSH_THRESHOLD;
+    /** The partitioning choice; the three fields below are derived from it (see partitioning). */
+    Partitioning partitioning = Partitioning.shared();
     boolean perNodeTables;
     int workerTables = 1;
     boolean recordStats;
     java.time.Duration windowSpan;
     int windowSlices;
     java.util.function.LongSupplier clock = System::nanoTime;
+    boolean clockGiven;
 
     HotkeeperBuilder() {
     }
 
     /**
-     * Opt-in: one bucket table per NUMA node, placed on that node and written only by threads running there,
-     * so no table line crosses nodes on the observe path. Each node's table gets the full
-     * {@code memoryBytes} (N nodes: N times the memory); {@code estimate} sums the node tables and
-     * {@code topK} merges them. With one node (or no libnuma) it is exactly one table. See
-     * docs/deployment.md for the trade-off against one interleaved table.
+     * How the table is split: {@link Partitioning#shared()} (the default), {@link Partitioning#perNode()},
+     * {@link Partitioning#perWorker(int)} or {@link Partitioning#window(java.time.Duration, int)}; one choice, so the
+     * four never combine. {@link #build()} refuses options that have no effect under it (see {@link Partitioning}).
      */
-    public HotkeeperBuilder perNodeTables(boolean enabled) {
-        this.perNodeTables = enabled;
-        return this;
-    }
-
-    /**
-     * Opt-in: {@code tables} bucket tables (a power of two in 2..64), each with the full {@code memoryBytes}, a
-     * worker writing the table of its stats stripe modulo {@code tables}. With as many tables as threads (worker
-     * ids are given lowest-free-first, so threads that start observing together get consecutive ones) no
-     * table line is written by two cores (the per-thread sketches of the peers, with the merge built in):
-     * observations scale with cores at the price of {@code tables} times the memory and of each table
-     * seeing only its workers' share of the stream. {@code estimate} sums the tables and {@code topK} merges
-     * their top keys, from any thread. The salt defaults to {@link SaltMode#PER_WORKER} here and combining
-     * {@link CombiningMode#AUTO} stays off (a worker's table is already its own). Not with
-     * {@link #perNodeTables}.
-     *
-     * @throws IllegalArgumentException if {@code tables} is not a power of two in 1..64 (1: one shared table)
-     */
-    public HotkeeperBuilder workerTables(int tables) {
-        if (tables < 1 || tables > Hotkeeper.MAX_WORKER_TABLES || Integer.bitCount(tables) != 1) {
-            throw new IllegalArgumentException("workerTables=" + tables + ": must be a power of two in 1.."
-                    + Hotkeeper.MAX_WORKER_TABLES);
+    public HotkeeperBuilder partitioning(Partitioning partitioning) {
+        this.partitioning = Objects.requireNonNull(partitioning, "partitioning");
+        this.perNodeTables = partitioning instanceof Partitioning.PerNode;
+        this.workerTables = partitioning instanceof Partitioning.PerWorker w ? w.tables() : 1;
+        if (partitioning instanceof Partitioning.Window w) {
+            this.windowSpan = w.span();
+            this.windowSlices = w.slices();
+        } else {
+            this.windowSpan = null;
+            this.windowSlices = 0;
         }
-        this.workerTables = tables;
         return this;
     }
 
@@ -317,7 +304,7 @@ public final class HotkeeperBuilder {
 
     /**
      * The eviction salt: {@link SaltMode#SHARED} by default, {@link SaltMode#PER_WORKER} by default with
-     * {@link #workerTables}.
+     * {@linkplain Partitioning#perWorker per-worker tables}.
      */
     public HotkeeperBuilder saltMode(SaltMode saltMode) {
         this.saltMode = Objects.requireNonNull(saltMode, "saltMode");
@@ -358,32 +345,13 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * Windowed mode: estimates, {@code topK}, {@code contains} and {@code totalWeight} cover the last
-     * {@code span} of the clock, through {@code slices} tables (2..64, each with the full {@code memoryBytes}, or an
-     * equal share of {@link #memory(long)})
-     * that take turns: time is cut into slices of {@code span / slices}, observations go to the current
-     * slice's table, queries sum all of them, and when the clock passes into a new slice its table (the oldest
-     * slice) is cleared first. So a query covers between {@code span - span / slices} and {@code span}.
-     * Rotation is done by whichever caller first sees the clock past the slice, one at a time; other
-     * observers and readers never wait for it (docs/design.md). Each observation reads the clock (see
-     * {@link #clock}). Not with {@link #workerTables} or {@link #perNodeTables}.
-     *
-     * @throws IllegalArgumentException if {@code slices} is not in 2..64 or {@code span} is not at least
-     *                                  {@code slices} nanoseconds
-     */
-    public HotkeeperBuilder window(java.time.Duration span, int slices) {
-        io.hotkeeper.engine.window.SlidingWindow.checkWindow(span, slices);
-        this.windowSpan = span;
-        this.windowSlices = slices;
-        return this;
-    }
-
-    /**
-     * The clock of {@link #window} in nanoseconds (default {@code System::nanoTime}); tests pass a
-     * controllable one. It is called from any thread, on every observation and query of a windowed sketch.
+     * The clock of a {@linkplain Partitioning#window window} in nanoseconds (default {@code System::nanoTime});
+     * tests pass a controllable one. It is called from any thread, on every observation and query of a windowed
+     * sketch. Only with a window partitioning.
      */
     public HotkeeperBuilder clock(java.util.function.LongSupplier nanos) {
         this.clock = Objects.requireNonNull(nanos, "nanos");
+        this.clockGiven = true;
         return this;
     }
 
@@ -421,20 +389,17 @@ public final class HotkeeperBuilder {
                 || combining == CombiningMode.AUTO && workerTables <= 1;
         if (combinerGiven && !combines) {
             throw new IllegalArgumentException("combiner(...) with combining " + combining
-                    + (combining == CombiningMode.AUTO ? " and workerTables=" + workerTables
-                    + " (AUTO stays off with worker tables; choose CombiningMode.ON)" : "")
+                    + (combining == CombiningMode.AUTO ? " and partitioning " + partitioning
+                    + " (AUTO stays off with per-worker tables; choose CombiningMode.ON)" : "")
                     + ": the combiners would never be used");
         }
         if (totalMemory > 0 && shardCapacity > 0) {
             throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
                     + ": choose one (under a memory budget the builder sizes the shards)");
         }
-        if (windowSlices > 0 && (workerTables > 1 || perNodeTables)) {
-            throw new IllegalArgumentException("window: not with workerTables or perNodeTables");
-        }
-        if (workerTables > 1 && perNodeTables) {
-            throw new IllegalArgumentException("workerTables=" + workerTables
-                    + ": must be 1 with perNodeTables (choose one way to split the table)");
+        if (clockGiven && windowSlices == 0) {
+            throw new IllegalArgumentException("clock(...) with partitioning " + partitioning
+                    + ": only a window reads the clock");
         }
     }
 }

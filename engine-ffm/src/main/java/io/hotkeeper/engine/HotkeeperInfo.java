@@ -36,13 +36,14 @@ import io.hotkeeper.engine.SaltMode;
  * @param shardLimit     most key shards per table under a budget (workers share them in turn), or 0: one per
  *                       worker
  * @param candidateBuckets candidate buckets per key: 2 (the default) or 1 ({@code Builder.candidateBuckets})
+ * @param partitioning   the partitioning asked for ({@code Builder.partitioning}); {@link #tables()} is what it gave
  */
 public record HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode,
                             int saltShards, boolean keyShards, int shards, int shardCapacity, int maxKeyBytes,
                             long promotionFloor, long shardBytes, int tables,
                             CombiningMode combining, boolean combiningEngaged, int combinerEntries,
                             int flushThreshold, int combiners, java.util.SortedMap<String, Long> nativeBytesByPart,
-                            long memoryBudget, int shardLimit, int candidateBuckets) {
+                            long memoryBudget, int shardLimit, int candidateBuckets, Partitioning partitioning) {
     /**
      * Every native byte the instance has allocated so far: the sum of {@link #nativeBytesByPart()}.
      *

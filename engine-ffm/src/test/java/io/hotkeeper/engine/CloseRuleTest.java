@@ -115,11 +115,12 @@ class CloseRuleTest {
         SHAPES.put("no key shards, no combining",
                 () -> Hotkeeper.builder().memoryBytes(4096).keyShards(false).combining(CombiningMode.OFF).build());
         SHAPES.put("combining on", () -> Hotkeeper.builder().memoryBytes(4096).combining(CombiningMode.ON).build());
-        SHAPES.put("worker tables", () -> Hotkeeper.builder().memoryBytes(4096).workerTables(2).promotionFloor(1).build());
+        SHAPES.put("worker tables", () -> Hotkeeper.builder().memoryBytes(4096)
+                .partitioning(Partitioning.perWorker(2)).promotionFloor(1).build());
         SHAPES.put("per-node tables (2 simulated)",
                 () -> SimulatedNodes.build(Hotkeeper.builder().memoryBytes(4096).promotionFloor(1), 2, () -> 0));
         SHAPES.put("windowed (4 slices of a minute)", () -> Hotkeeper.builder().memoryBytes(4096)
-                .window(java.time.Duration.ofMinutes(4), 4).promotionFloor(1).build());
+                .partitioning(Partitioning.window(java.time.Duration.ofMinutes(4), 4)).promotionFloor(1).build());
         SHAPES.put("decay base 1.08, sharded salt", () -> Hotkeeper.builder().memoryBytes(4096).decayBase(1.08)
                 .shardedSalt().build());
     }

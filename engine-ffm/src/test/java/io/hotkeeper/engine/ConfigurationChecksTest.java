@@ -21,9 +21,12 @@ class ConfigurationChecksTest {
         refused(() -> Hotkeeper.builder().keyShards(false).expelledKeyListener(h -> { }),
                 "keyShards(false) with expelledKeyListener");
         refused(() -> Hotkeeper.builder().saltShards(4), "saltShards=4 with saltMode SHARED");
-        refused(() -> Hotkeeper.builder().workerTables(2).saltShards(4), "saltShards=4 with saltMode PER_WORKER");
+        refused(() -> Hotkeeper.builder()
+                .partitioning(Partitioning.perWorker(2)).saltShards(4), "saltShards=4 with saltMode PER_WORKER");
         refused(() -> Hotkeeper.builder().combining(CombiningMode.OFF).combiner(64, 16), "combiner(...) with combining OFF");
-        refused(() -> Hotkeeper.builder().workerTables(2).combiner(64, 16), "AUTO stays off with worker tables");
+        refused(() -> Hotkeeper.builder()
+                .partitioning(Partitioning.perWorker(2)).combiner(64, 16), "AUTO stays off with per-worker tables");
+        refused(() -> Hotkeeper.builder().clock(System::nanoTime), "clock(...) with partitioning shared()");
         refused(() -> Hotkeeper.builder().expectedThreads(4), "expectedThreads=4 without memory(total)");
         refused(() -> Hotkeeper.builder().memory(1 << 20).sizedFor(100), "memoryBytes=16384 (or sizedFor)");
     }
@@ -31,8 +34,8 @@ class ConfigurationChecksTest {
     @Test
     void theirValidCombinationsBuild() {
         build(Hotkeeper.builder().saltMode(SaltMode.SHARDED).saltShards(4));
-        build(Hotkeeper.builder().workerTables(2).saltMode(SaltMode.SHARDED).saltShards(2));
-        build(Hotkeeper.builder().workerTables(2).combining(CombiningMode.ON).combiner(64, 16));
+        build(Hotkeeper.builder().partitioning(Partitioning.perWorker(2)).saltMode(SaltMode.SHARDED).saltShards(2));
+        build(Hotkeeper.builder().partitioning(Partitioning.perWorker(2)).combining(CombiningMode.ON).combiner(64, 16));
         build(Hotkeeper.builder().combiner(64, 16));
         build(Hotkeeper.builder().memory(1 << 20).expectedThreads(4));
         build(Hotkeeper.builder().keyShards(false).combining(CombiningMode.OFF));

@@ -149,7 +149,8 @@ class HeavyHitterTest {
 
     @Test
     void theMergedTopKeysOfSeveralTablesKeepTheKind() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().sizedFor(10).seed(SEED).workerTables(2).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().sizedFor(10).seed(SEED)
+                .partitioning(Partitioning.perWorker(2)).build()) {
             Thread a = Thread.ofPlatform().start(() -> {
                 for (int i = 0; i < 500; i++) {
                     hk.observe(7L);

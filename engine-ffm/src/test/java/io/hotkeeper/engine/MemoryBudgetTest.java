@@ -39,7 +39,7 @@ class MemoryBudgetTest {
                         switch ((built + refused) % 4) {
                             case 1 -> b.recordStats();
                             case 2 -> b.saltMode(SaltMode.PER_WORKER);
-                            case 3 -> b.workerTables(2);
+                            case 3 -> b.partitioning(Partitioning.perWorker(2));
                             default -> { }
                         }
                         Hotkeeper hk;

@@ -14,7 +14,7 @@ class PerNodeTablesTest {
 
     @Test
     void onAOneNodeMachineItIsExactlyOneTable() {
-        try (Hotkeeper hk = Hotkeeper.builder().perNodeTables(true).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().partitioning(Partitioning.perNode()).build()) {
             hk.observe("x");
             assertEquals(1, hk.info().tables());
             assertEquals(Hotkeeper.DEFAULT_MEMORY_BYTES, hk.tableBytes());

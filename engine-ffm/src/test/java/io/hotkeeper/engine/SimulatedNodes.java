@@ -13,7 +13,7 @@ final class SimulatedNodes {
     }
 
     static Hotkeeper build(HotkeeperBuilder builder, int nodes, IntSupplier nodeOfCurrentThread) {
-        builder.perNodeTables(true).checkOptions();
+        builder.partitioning(Partitioning.perNode()).checkOptions();
         NodeTopology topology = new NodeTopology(new int[nodes], nodeOfCurrentThread);
         return new Hotkeeper(builder, () -> topology);
     }

@@ -45,7 +45,8 @@ class WorkerTablesTest {
         keys.add(0L);
         // 64 tables: two live threads with distinct worker ids get distinct tables unless the ids are 64 apart.
         for (int tables : new int[] {1, 64}) {
-            try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).workerTables(tables).build()) {
+            try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED)
+                    .partitioning(Partitioning.perWorker(tables)).build()) {
                 // B observes after A is done (its phase runs after the barrier), while A is still alive.
                 inTwoLiveThreads(() -> {
                     for (long key : heavy) {
@@ -74,7 +75,8 @@ class WorkerTablesTest {
 
     @Test
     void aKeyObservedByTwoWorkersIsSummedAndRankedFromAThirdThread() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).promotionFloor(1).workerTables(64)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).promotionFloor(1)
+                .partitioning(Partitioning.perWorker(64))
                 .build()) {
             inTwoLiveThreads(() -> {
                 for (int i = 0; i < 100; i++) {
@@ -102,7 +104,8 @@ class WorkerTablesTest {
     void twoWorkersOnAZipfStreamFindTheTrueTopHundred() throws Exception {
         long[] stream = Streams.zipf(1.0);
         Map<Long, Long> exact = Streams.exact(stream);
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).workerTables(2).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED)
+                .partitioning(Partitioning.perWorker(2)).build()) {
             Thread[] workers = new Thread[2];
             for (int t = 0; t < workers.length; t++) {
                 int id = t;
@@ -125,7 +128,8 @@ class WorkerTablesTest {
 
     @Test
     void virtualThreadsObserveThroughTheirCarriersTables() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).workerTables(4).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED)
+                .partitioning(Partitioning.perWorker(4)).build()) {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 1000; t++) {
                 threads.add(Thread.ofVirtual().start(() -> {
@@ -147,15 +151,19 @@ class WorkerTablesTest {
     void badConfigurationsAreRejectedByName() {
         for (int bad : new int[] {0, 3, 128, -2}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> Hotkeeper.builder().recordStats().workerTables(bad));
-            assertTrue(e.getMessage().startsWith("workerTables=" + bad + ": must be a power of two in 1..64"),
-                    e.getMessage());
+                    () -> Hotkeeper.builder().recordStats().partitioning(Partitioning.perWorker(bad)));
+            assertTrue(e.getMessage().startsWith("perWorker(" + bad + "): the table count must be a power of two in "
+                    + "1..64"), e.getMessage());
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().recordStats().workerTables(2).perNodeTables(true).build());
-        assertTrue(e.getMessage().startsWith("workerTables=2: must be 1 with perNodeTables"), e.getMessage());
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().workerTables(2).saltMode(SaltMode.SHARED)
-                .combining(CombiningMode.ON).build()) {
+        // One partitioning: a second choice replaces the first (per-worker and per-node tables cannot combine).
+        try (Hotkeeper hk = Hotkeeper.builder().partitioning(Partitioning.perWorker(2))
+                .partitioning(Partitioning.perNode()).build()) {
+            assertEquals(Partitioning.perNode(), hk.info().partitioning());
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().partitioning(Partitioning.perWorker(2))
+                .saltMode(SaltMode.SHARED).combining(CombiningMode.ON).build()) {
+            assertEquals(Partitioning.perWorker(2), hk.info().partitioning());
+            assertEquals(2, hk.info().tables());
             assertEquals(SaltMode.SHARED, hk.saltMode(), "an explicit salt mode is kept");
             assertEquals(CombiningMode.ON, hk.info().combining());
         }

@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.shard;
 
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
@@ -57,7 +58,8 @@ class ShardIntegrityTest {
     @Test
     void passesOnEveryTableOfAWorkerTablesSketch() throws Exception {
         long[] keys = new ZipfKeys(50_000, 1.0).keys(1 << 16, 9);
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).workerTables(4).promotionFloor(2)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096)
+                .partitioning(Partitioning.perWorker(4)).promotionFloor(2)
                 .shardCapacity(64).seed(3).build()) {
             churn(hk, keys, 4, 200_000, 0);
             assertEquals(4, Internals.keyShardSets(hk).size());

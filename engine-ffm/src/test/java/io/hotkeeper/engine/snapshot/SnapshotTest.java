@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.snapshot;
 
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
@@ -169,7 +170,8 @@ class SnapshotTest {
     @Test
     void workerTablesFoldIntoOneTable() throws Exception {
         long[] stream = java.util.Arrays.copyOf(SnapshotStreams.zipf(), 200_000);
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(16 * 1024).seed(5).workerTables(2).recordStats()
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(16 * 1024).seed(5)
+                .partitioning(Partitioning.perWorker(2)).recordStats()
                 .build()) {
             Thread[] threads = new Thread[2];
             for (int t = 0; t < 2; t++) {

@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.snapshot;
 
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
@@ -18,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code Builder.window(span, slices)} on a controllable clock, and {@code decay}. */
+/** {@code Builder.partitioning(Partitioning.window(span, slices))} on a controllable clock, and {@code decay}. */
 class WindowTest {
     private static final long SECOND = 1_000_000_000L;
 
@@ -29,7 +30,8 @@ class WindowTest {
     @Test
     void keysColdForASpanLeaveTopKAndKeysHotInTheLastSliceEnterIt() {
         AtomicLong now = new AtomicLong(1_000 * SECOND);
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(2).window(Duration.ofSeconds(60), 6)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(2)
+                .partitioning(Partitioning.window(Duration.ofSeconds(60), 6))
                 .clock(now::get).build()) {
             for (int i = 0; i < 500; i++) {
                 hk.observe("old-hot");
@@ -67,7 +69,8 @@ class WindowTest {
     @Test
     void aSliceIsClearedOnlyWhenItsTurnComesRound() {
         AtomicLong now = new AtomicLong(0);
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(3).window(Duration.ofSeconds(4), 4)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(3)
+                .partitioning(Partitioning.window(Duration.ofSeconds(4), 4))
                 .clock(now::get).build()) {
             for (int slice = 0; slice < 4; slice++) {
                 hk.observe("k" + slice, 100);
@@ -89,7 +92,7 @@ class WindowTest {
         AtomicLong now = new AtomicLong(0);
         long[] stream = SnapshotStreams.zipf();
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(4).promotionFloor(2)
-                .window(Duration.ofMillis(40), 4).clock(now::get).build()) {
+                .partitioning(Partitioning.window(Duration.ofMillis(40), 4)).clock(now::get).build()) {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread[] threads = new Thread[3];
@@ -146,9 +149,12 @@ class WindowTest {
 
     @Test
     void windowParametersAreChecked() {
-        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().window(Duration.ofSeconds(1), 1));
-        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().window(Duration.ZERO, 4));
-        assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().window(Duration.ofSeconds(1), 4).workerTables(2).build());
+        assertThrows(IllegalArgumentException.class, () -> Partitioning.window(Duration.ofSeconds(1), 1));
+        assertThrows(IllegalArgumentException.class, () -> Partitioning.window(Duration.ZERO, 4));
+        assertThrows(NullPointerException.class, () -> Partitioning.window(null, 4));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().clock(() -> 0L).build());
+        assertTrue(e.getMessage().startsWith("clock(...) with partitioning shared(): only a window reads the clock"),
+                e.getMessage());
     }
 }
