@@ -258,7 +258,8 @@ public final class BucketTable {
         }
         // The first bucket is full without the key: its second candidate, the same way (its weakest occupant
         // competes with the first bucket's). The claim and refresh are written out again, not called: C2 inlined
-        // neither helper here ("callee is too large" after the first loop), and the calls cost ~6 ns a miss.
+        // neither helper here ("callee is too large" after the first loop), and the calls cost ~6 ns a miss; one
+        // loop over both buckets (bucket switched at slot 8) measured 5-7 ns slower still (docs/performance.md).
         long second = secondOffset(base, fp);
         if (second != base) {
             for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
