@@ -17,7 +17,8 @@ import io.hotkeeper.engine.stats.StatsLayout;
  *  S  (bit 30): shared: several threads use the id in turn (a carrier's virtual threads), so state indexed by
  *               it is updated with atomic read-modify-write
  *  id (bits 0..29): dense, below the peak number of live writers; an id hashed from a virtual thread's own id
- *               (carrier not visible) has bit 29 set, so it lies past every exclusive stripe and regular shard
+ *               (carrier not visible) has bit 29 set, so it lies past every exclusive stripe (and past every
+ *               regular key shard, unless a memory budget bounds the shards: they take ids modulo their count)
  *
  *  long worker handle, what the observe path carries: the worker placed in one stats geometry
  *   63                                                         7 6           1   0
@@ -32,8 +33,8 @@ import io.hotkeeper.engine.stats.StatsLayout;
  *
  * <p>A worker with an id below the number of exclusive stripes names its own stripe (the stripe index equals the
  * id, shared only if the worker is); any other worker names one of the shared overflow stripes past them, picked
- * by the low bits of its id. Key shards and combiner blocks are indexed the same way: by the id for shards, by
- * the stripe index for combiner blocks and per-worker tables.
+ * by the low bits of its id. The rest of a worker's state follows: its key shard is picked by the id
+ * ({@code KeyShards}), its combiner block and its worker table by the stripe index ({@link #stripe}).
  *
  * <p>Every method is a static, allocation-free bit operation that the JIT inlines; all are wait-free and may be
  * called from any thread.
@@ -43,7 +44,7 @@ public final class WorkerHandle {
     private static final int SHARED_FLAG = 1 << 30;
     /** Mask of the id in an int worker. */
     private static final int ID_MASK = SHARED_FLAG - 1;
-    /** Set in the id of a worker hashed from a virtual thread's id: past every exclusive stripe and shard. */
+    /** Set in the id of a worker hashed from a virtual thread's id: past every exclusive stripe. */
     private static final int HASHED_ID = 1 << 29;
     /** Set in a handle whose stripe may have several writers. */
     private static final long SHARED_BIT = 1L;
