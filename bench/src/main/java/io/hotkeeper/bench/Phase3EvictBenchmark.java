@@ -59,8 +59,8 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Disjoint bucket windows.</b> JMH thread {@code i} only touches buckets
  *       {@code [64 (i mod 16), 64 (i mod 16) + 64)}; up to 16 threads never share a bucket line. Beyond 16
  *       threads the windows wrap and share lines (read-only at the default count).</li>
- *   <li><b>Private stats.</b> Thread {@code i} passes the handle of exclusive stats stripe {@code i} (its own
- *       128-byte region), so the attempt counter it bumps is not shared.</li>
+ *   <li><b>Private stats.</b> Thread {@code i} passes exclusive worker {@code i}, whose stats stripe {@code i}
+ *       (its own 128-byte region) no other thread writes, so the attempt counter it bumps is not shared.</li>
  * </ul>
  *
  * <h2>Variants ({@code salt})</h2>
@@ -72,7 +72,7 @@ import java.util.concurrent.TimeUnit;
  *       {@code -p shards=32} etc. to try others). The shard is picked by the challenger's spare bits, so threads
  *       spread over shards but still share them.</li>
  *   <li>{@code perWorker}: the shippable per-worker salt ({@code SaltMode.PER_WORKER}): one counter per stats
- *       stripe in disjoint residue classes, picked by the thread's stats handle, advanced with an atomic add on a
+ *       stripe in disjoint residue classes, picked by the thread's worker, advanced with an atomic add on a
  *       line only this thread writes. Globally unique, and no cross-core traffic.</li>
  *   <li>{@code perThread}: each thread gets its own one-shard {@code EvictionSalt} in its own 128-byte region:
  *       the same {@code lock xadd}, uncontended. A benchmark instrument only, not shippable: values from
@@ -182,7 +182,8 @@ public class Phase3EvictBenchmark {
         Arena arena;
         /** The shared table, or (perThread) this thread's view of it with its own salt. */
         BucketTable table;
-        long statsHandle;
+        /** This thread's worker, as a handle in the table's stats. */
+        long self;
         long[] hashes;
         int mask;
         int cursor;
@@ -190,8 +191,8 @@ public class Phase3EvictBenchmark {
         @Setup(Level.Trial)
         public void setup(Table table, ThreadParams threads) {
             int index = threads.getThreadIndex();
-            // Ticket = the thread index, not shared: stripe `index` is this thread's alone.
-            statsHandle = table.stats.handle(index);
+            // Worker = the thread index, not shared: stripe `index` is this thread's alone.
+            self = table.stats.handleOf(index);
             if (table.table != null) {
                 this.table = table.table;
             } else {
@@ -234,6 +235,6 @@ public class Phase3EvictBenchmark {
      */
     @Benchmark
     public long challenge(Worker worker) {
-        return worker.table.observe(worker.nextHash(), 1, worker.statsHandle);
+        return worker.table.observe(worker.nextHash(), 1, worker.self);
     }
 }

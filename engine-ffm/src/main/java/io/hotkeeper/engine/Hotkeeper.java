@@ -26,6 +26,7 @@ import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.core.NodeTopology;
 import io.hotkeeper.engine.core.TableSet;
+import io.hotkeeper.engine.worker.WorkerHandle;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -145,7 +146,7 @@ public final class Hotkeeper implements AutoCloseable {
     private final Partitioning partitioning;
     private final RegionAllocator regions;
     /**
-     * Whether an observation needs the caller's worker handle: stats on, per-worker salt, approximate counting
+     * Whether an observation needs the caller's worker: stats on, per-worker salt, approximate counting
      * (its coins) or worker tables. Otherwise observations skip the lookup; promotion and engaged combining
      * look the worker up themselves.
      */
@@ -328,7 +329,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(long key) {
-        return observeLong(key, 1, observeHandle());
+        return observeLong(key, 1, observeWorker());
     }
 
     /**
@@ -353,7 +354,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public void observeAll(long[] keys, int from, int to) {
-        observeAll(keys, from, to, observeHandle());
+        observeAll(keys, from, to, observeWorker());
     }
 
     /**
@@ -364,7 +365,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public long observe(long key, long weight) {
-        return observeLong(key, checkWeight(weight), observeHandle());
+        return observeLong(key, checkWeight(weight), observeWorker());
     }
 
     /**
@@ -374,7 +375,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(byte[] key) {
-        return observeArray(key, 0, Objects.requireNonNull(key, "key").length, 1, observeHandle());
+        return observeArray(key, 0, Objects.requireNonNull(key, "key").length, 1, observeWorker());
     }
 
     /**
@@ -385,7 +386,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public long observe(byte[] key, long weight) {
-        return observeArray(key, 0, Objects.requireNonNull(key, "key").length, checkWeight(weight), observeHandle());
+        return observeArray(key, 0, Objects.requireNonNull(key, "key").length, checkWeight(weight), observeWorker());
     }
 
     /**
@@ -396,7 +397,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public long observe(byte[] key, int offset, int length) {
-        return observeArray(key, offset, length, 1, observeHandle());
+        return observeArray(key, offset, length, 1, observeWorker());
     }
 
     /**
@@ -407,7 +408,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long observe(CharSequence key) {
-        return observeChars(key, 1, observeHandle());
+        return observeChars(key, 1, observeWorker());
     }
 
     /**
@@ -417,7 +418,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public long observe(CharSequence key, long weight) {
-        return observeChars(key, checkWeight(weight), observeHandle());
+        return observeChars(key, checkWeight(weight), observeWorker());
     }
 
     /**
@@ -427,7 +428,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException if closed, or if {@code key}'s own arena is closed
      */
     public long observe(MemorySegment key) {
-        return observeSegment(key, 0, Objects.requireNonNull(key, "key").byteSize(), 1, observeHandle());
+        return observeSegment(key, 0, Objects.requireNonNull(key, "key").byteSize(), 1, observeWorker());
     }
 
     /**
@@ -438,7 +439,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public long observe(MemorySegment key, long offset, long length) {
-        return observeSegment(key, offset, length, 1, observeHandle());
+        return observeSegment(key, offset, length, 1, observeWorker());
     }
 
     /**
@@ -450,7 +451,7 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException     if closed
      */
     public long observe(MemorySegment key, long offset, long length, long weight) {
-        return observeSegment(key, offset, length, checkWeight(weight), observeHandle());
+        return observeSegment(key, offset, length, checkWeight(weight), observeWorker());
     }
 
     /**
@@ -463,43 +464,43 @@ public final class Hotkeeper implements AutoCloseable {
      */
     public HotkeeperWriter writer() {
         ensureOpen();
-        return new HotkeeperWriter(this, handle());
+        return new HotkeeperWriter(this, worker());
     }
 
-    // The per-key bodies, shared by the methods above and by HotkeeperWriter (which passes its own handle). A
+    // The per-key bodies, shared by the methods above and by HotkeeperWriter (which passes its own worker). A
     // weight of 1 may go through the caller's hot-key combiner; larger weights always go to the table.
 
-    long observeLong(long key, long weight, long handle) {
+    long observeLong(long key, long weight, long worker) {
         long hash = hasher.hash(key);
-        long result = record(hash, weight, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, handle);
+        long result = record(hash, weight, worker);
+        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, worker);
     }
 
-    long observeArray(byte[] key, int offset, int length, long weight, long handle) {
+    long observeArray(byte[] key, int offset, int length, long weight, long worker) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long result = record(hash, weight, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, offset, length, handle);
+        long result = record(hash, weight, worker);
+        return result <= TableLayout.COUNT_MASK ? result : afterArray(result, hash, key, offset, length, worker);
     }
 
-    long observeChars(CharSequence key, long weight, long handle) {
+    long observeChars(CharSequence key, long weight, long worker) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"));
-        long result = record(hash, weight, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, handle);
+        long result = record(hash, weight, worker);
+        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, worker);
     }
 
-    long observeSegment(MemorySegment key, long offset, long length, long weight, long handle) {
+    long observeSegment(MemorySegment key, long offset, long length, long weight, long worker) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
-        long result = record(hash, weight, handle);
-        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, handle);
+        long result = record(hash, weight, worker);
+        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, worker);
     }
 
-    void observeAll(long[] keys, int from, int to, long handle) {
+    void observeAll(long[] keys, int from, int to, long worker) {
         Objects.checkFromToIndex(from, to, Objects.requireNonNull(keys, "keys").length);
         long touched = 0;
         try {
             // The table at the start of the batch (per-node tables: a thread that migrates mid-batch only touches
             // lines of its previous node's table; the observations themselves pick the table each time).
-            BucketTable ahead = tableFor(handle);
+            BucketTable ahead = tableFor(worker);
             for (int i = from; i < Math.min(to, from + BATCH_LOOKAHEAD); i++) {
                 touched += ahead.touch(hasher.hash(keys[i]));
             }
@@ -508,7 +509,7 @@ public final class Hotkeeper implements AutoCloseable {
                     // Hashing the key twice (here and below) is cheaper than keeping a ring of hashes.
                     touched += ahead.touch(hasher.hash(keys[i + BATCH_LOOKAHEAD]));
                 }
-                observeLong(keys[i], 1, handle);
+                observeLong(keys[i], 1, worker);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
@@ -668,10 +669,10 @@ public final class Hotkeeper implements AutoCloseable {
             return 0;
         }
         try {
-            long handle = handle();
-            long flushed = combiners.flushCurrent(handle, tableFor(handle));
+            long worker = worker();
+            long flushed = combiners.flushCurrent(worker, tableFor(worker));
             if (shards != null) {
-                shardsHere(handle).deliverExpelled();
+                shardsHere(worker).deliverExpelled();
             }
             return flushed;
         } catch (IllegalStateException e) {
@@ -852,7 +853,7 @@ public final class Hotkeeper implements AutoCloseable {
         Objects.requireNonNull(snapshot, "snapshot");
         ensureOpen();
         try {
-            long handle = observeHandle();
+            long worker = observeWorker();
             TableGeometry geometry = table.geometry();
             boolean byTable = snapshot.hasTable() && !multiTable && snapshot.bucketCount() == geometry.bucketCount()
                     && snapshot.candidates() == geometry.candidates() && snapshot.seedFingerprint() == seedFingerprint();
@@ -886,17 +887,17 @@ public final class Hotkeeper implements AutoCloseable {
                         seconds.add(key);
                         secondCounts.add(count);
                     } else if (key != null) {
-                        observeArray(key.key(), 0, key.key().length, count, handle);
+                        observeArray(key.key(), 0, key.key().length, count, worker);
                     } else {
                         // No key: the same bucket and fingerprint, spare bits (the lottery's) from the location. The
                         // word may sit in its key's second bucket, so its key is looked for in both (the key's first
                         // bucket here may have room where the snapshot's was full).
                         long location = geometry.locationAt(bucket, fp);
                         long hash = (KeyHasher.splitMix(location) & ~0xFFFF_FFFFL) | location;
-                        stats.add(handle, StatsLayout.OBSERVED_WEIGHT, count);
-                        long result = table.observeAnywhere(hash, count, handle);
+                        stats.add(worker, StatsLayout.OBSERVED_WEIGHT, count);
+                        long result = table.observeAnywhere(hash, count, worker);
                         if ((result & BucketTable.EXPELLED) != 0) {
-                            shardsHere(handle).deliverExpelled();
+                            shardsHere(worker).deliverExpelled();
                         }
                     }
                     merged += count;
@@ -911,7 +912,7 @@ public final class Hotkeeper implements AutoCloseable {
                         SnapshotKey key = seconds.get(i);
                         if (stuck || table.laSlot(geometry.bucket(key.location()), TableLayout.SLOTS_PER_BUCKET - 1)
                                 != 0) {
-                            observeArray(key.key(), 0, key.key().length, secondCounts.get(i), handle);
+                            observeArray(key.key(), 0, key.key().length, secondCounts.get(i), worker);
                             seconds.remove(i);
                             secondCounts.remove(i--);
                             progress = true;
@@ -925,7 +926,7 @@ public final class Hotkeeper implements AutoCloseable {
                         dropped += key.estimate();
                         continue;
                     }
-                    observeArray(key.key(), 0, key.key().length, key.estimate(), handle);
+                    observeArray(key.key(), 0, key.key().length, key.estimate(), worker);
                     merged += key.estimate();
                 }
                 dropped += Math.max(0, snapshot.tableWeight() - merged - dropped);
@@ -1086,36 +1087,37 @@ public final class Hotkeeper implements AutoCloseable {
 
     // ---------------------------------------------------------------- internals
 
-    private long handle() {
-        return stats.currentHandle();
+    /** The calling thread's worker (a {@link WorkerHandle}). */
+    private long worker() {
+        return stats.currentWorker();
     }
 
-    /** The handle an observation carries: the caller's, or {@link StatsStripes#NO_HANDLE} when nothing needs it. */
-    private long observeHandle() {
-        return lookupOnObserve ? stats.currentHandle() : StatsStripes.NO_HANDLE;
+    /** The worker an observation carries: the caller's, or {@link WorkerHandle#NO_HANDLE} when nothing needs it. */
+    private long observeWorker() {
+        return lookupOnObserve ? stats.currentWorker() : WorkerHandle.NO_HANDLE;
     }
 
     /** {@code weight} units of the key of {@code hash}: one through the combiner (when on), more to the table. */
-    private long record(long hash, long weight, long handle) {
-        return weight == 1 ? observeOne(hash, handle) : update(hash, weight, handle);
+    private long record(long hash, long weight, long worker) {
+        return weight == 1 ? observeOne(hash, worker) : update(hash, weight, worker);
     }
 
     /** One unit: through the caller's hot-key combiner when combining is on. */
-    private long observeOne(long hash, long handle) {
+    private long observeOne(long hash, long worker) {
         try {
             // The stream length, in the worker's own stripe; a no-op unless stats are recorded (see totalWeight).
-            stats.add(handle, StatsLayout.OBSERVED_WEIGHT, 1);
-            BucketTable t = tableFor(handle);
-            return combiners == null ? t.observe(hash, 1, handle) : combiners.observe(hash, handle, t);
+            stats.add(worker, StatsLayout.OBSERVED_WEIGHT, 1);
+            BucketTable t = tableFor(worker);
+            return combiners == null ? t.observe(hash, 1, worker) : combiners.observe(hash, worker, t);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
     }
 
-    private long update(long hash, long weight, long handle) {
+    private long update(long hash, long weight, long worker) {
         try {
-            stats.add(handle, StatsLayout.OBSERVED_WEIGHT, weight);
-            return tableFor(handle).observe(hash, weight, handle);
+            stats.add(worker, StatsLayout.OBSERVED_WEIGHT, weight);
+            return tableFor(worker).observe(hash, weight, worker);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -1123,11 +1125,11 @@ public final class Hotkeeper implements AutoCloseable {
 
     // The slow paths after an observation whose result carries PROMOTE or VISIT: kept out of the hot methods.
 
-    private long afterLong(long result, long hash, long key, long handle) {
+    private long afterLong(long result, long hash, long key, long worker) {
         try {
-            KeyShards here = shardsHere(handle);
+            KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
-                here.promoteLong(hash, key, handle);
+                here.promoteLong(hash, key, worker);
             } else if ((result & BucketTable.VISIT) != 0) {
                 here.visit(hash);
             }
@@ -1138,11 +1140,11 @@ public final class Hotkeeper implements AutoCloseable {
         return result & TableLayout.COUNT_MASK;
     }
 
-    private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long handle) {
+    private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long worker) {
         try {
-            KeyShards here = shardsHere(handle);
+            KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
-                here.promoteBytes(hash, key, offset, length, handle);
+                here.promoteBytes(hash, key, offset, length, worker);
             } else if ((result & BucketTable.VISIT) != 0) {
                 here.visit(hash);
             }
@@ -1164,18 +1166,18 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /** As afterBytes for an array: the segment view is made only for a promotion (a VISIT allocates nothing). */
-    private long afterArray(long result, long hash, byte[] key, int offset, int length, long handle) {
+    private long afterArray(long result, long hash, byte[] key, int offset, int length, long worker) {
         if ((result & BucketTable.PROMOTE) != 0) {
-            return afterBytes(result, hash, MemorySegment.ofArray(key), offset, length, handle);
+            return afterBytes(result, hash, MemorySegment.ofArray(key), offset, length, worker);
         }
-        return afterBytes(result, hash, null, offset, length, handle);
+        return afterBytes(result, hash, null, offset, length, worker);
     }
 
-    private long afterChars(long result, long hash, CharSequence key, long handle) {
+    private long afterChars(long result, long hash, CharSequence key, long worker) {
         try {
-            KeyShards here = shardsHere(handle);
+            KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
-                here.promoteChars(hash, key, handle);
+                here.promoteChars(hash, key, worker);
             } else if ((result & BucketTable.VISIT) != 0) {
                 here.visit(hash);
             }
@@ -1187,13 +1189,13 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     /** The calling thread's table: the only one, its node's, or its worker's. */
-    private BucketTable tableFor(long handle) {
-        return multiTable ? tables.tableFor(handle) : table;
+    private BucketTable tableFor(long worker) {
+        return multiTable ? tables.tableFor(worker) : table;
     }
 
     /** The key shards of the calling thread's table. */
-    private KeyShards shardsHere(long handle) {
-        return multiTable ? tables.shardsFor(handle) : shards;
+    private KeyShards shardsHere(long worker) {
+        return multiTable ? tables.shardsFor(worker) : shards;
     }
 
     private long read(long hash) {

@@ -36,64 +36,64 @@ import java.util.Objects;
 public final class HotkeeperWriter {
     private final Hotkeeper sketch;
     private final Thread owner;
-    private final long handle;
+    private final long worker;
 
-    HotkeeperWriter(Hotkeeper sketch, long handle) {
+    HotkeeperWriter(Hotkeeper sketch, long worker) {
         this.sketch = sketch;
         this.owner = Thread.currentThread();
-        this.handle = handle;
+        this.worker = worker;
     }
 
-    /** The worker handle, after checking that the caller is the writer's thread. */
-    private long handle() {
+    /** The writer's worker (a {@code WorkerHandle}), after checking that the caller is the writer's thread. */
+    private long worker() {
         if (Thread.currentThread() != owner) {
             throw new IllegalStateException("a HotkeeperWriter belongs to the thread that made it (" + owner
                     + "), not to " + Thread.currentThread());
         }
-        return handle;
+        return worker;
     }
 
     /** As {@link Hotkeeper#observe(long)}. Threads: the writer's. Progress: lock-free. */
     public long observe(long key) {
-        return sketch.observeLong(key, 1, handle());
+        return sketch.observeLong(key, 1, worker());
     }
 
     /** As {@link Hotkeeper#observe(long, long)}. Threads: the writer's. Progress: lock-free. */
     public long observe(long key, long weight) {
-        long h = handle();
-        return sketch.observeLong(key, Hotkeeper.checkWeight(weight), h);
+        long w = worker();
+        return sketch.observeLong(key, Hotkeeper.checkWeight(weight), w);
     }
 
     /** As {@link Hotkeeper#observeAll(long[], int, int)}. Threads: the writer's. Progress: lock-free. */
     public void observeAll(long[] keys, int from, int to) {
-        sketch.observeAll(keys, from, to, handle());
+        sketch.observeAll(keys, from, to, worker());
     }
 
     /** As {@link Hotkeeper#observe(byte[])}. Threads: the writer's. Progress: lock-free. */
     public long observe(byte[] key) {
-        long h = handle();
-        return sketch.observeArray(key, 0, Objects.requireNonNull(key, "key").length, 1, h);
+        long w = worker();
+        return sketch.observeArray(key, 0, Objects.requireNonNull(key, "key").length, 1, w);
     }
 
     /** As {@link Hotkeeper#observe(byte[], int, int)}. Threads: the writer's. Progress: lock-free. */
     public long observe(byte[] key, int offset, int length) {
-        return sketch.observeArray(key, offset, length, 1, handle());
+        return sketch.observeArray(key, offset, length, 1, worker());
     }
 
     /** As {@link Hotkeeper#observe(CharSequence)}. Threads: the writer's. Progress: lock-free. */
     public long observe(CharSequence key) {
-        return sketch.observeChars(key, 1, handle());
+        return sketch.observeChars(key, 1, worker());
     }
 
     /** As {@link Hotkeeper#observe(CharSequence, long)}. Threads: the writer's. Progress: lock-free. */
     public long observe(CharSequence key, long weight) {
-        long h = handle();
-        return sketch.observeChars(key, Hotkeeper.checkWeight(weight), h);
+        long w = worker();
+        return sketch.observeChars(key, Hotkeeper.checkWeight(weight), w);
     }
 
     /** As {@link Hotkeeper#observe(MemorySegment, long, long)}. Threads: the writer's. Progress: lock-free. */
     public long observe(MemorySegment key, long offset, long length) {
-        return sketch.observeSegment(key, offset, length, 1, handle());
+        return sketch.observeSegment(key, offset, length, 1, worker());
     }
 
     /** The sketch this writer observes into. Threads: any. Progress: wait-free. */

@@ -1,8 +1,8 @@
 package io.hotkeeper.jcstress;
 
 import io.hotkeeper.engine.salt.EvictionSalt;
-import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import org.openjdk.jcstress.annotations.Actor;
@@ -46,27 +46,27 @@ public final class ApproximateRefreshTest {
     static final long START = 32;
     static final long FP_K = 0x1234;
     static final long HASH_K = Fixtures.hash(0, FP_K);
-    /** Stripes whose first coin grants a j = 2 increment and whose second denies one. */
-    static final long HANDLE_A;
-    static final long HANDLE_B;
+    /** Workers whose stripe's first coin grants a j = 2 increment and whose second denies one. */
+    static final long WORKER_A;
+    static final long WORKER_B;
 
     static {
         long[] found = new long[2];
         int n = 0;
         StatsStripes probe = new StatsStripes(Arena.ofAuto(), STRIPES, 1);
         for (int s = 0; s < STRIPES && n < 2; s++) {
-            long handle = StatsLayout.stripeOffset(s);
-            boolean first = (probe.random(handle) & 3) == 0;
-            boolean second = (probe.random(handle) & 3) == 0;
+            long worker = probe.handleOf(WorkerHandle.exclusive(s));
+            boolean first = (probe.random(worker) & 3) == 0;
+            boolean second = (probe.random(worker) & 3) == 0;
             if (first && !second) {
-                found[n++] = handle;
+                found[n++] = worker;
             }
         }
         if (n < 2) {
             throw new IllegalStateException("fixture: fewer than two stripes grant first and deny second");
         }
-        HANDLE_A = found[0];
-        HANDLE_B = found[1];
+        WORKER_A = found[0];
+        WORKER_B = found[1];
     }
 
     /** One state's table: approximate counting from 16, no promotion, K at count 32. */
@@ -97,12 +97,12 @@ public final class ApproximateRefreshTest {
     public static class BothGranted extends Fixture {
         @Actor
         public void a(JJJ_Result r) {
-            r.r1 = table.observe(HASH_K, 1, HANDLE_A);
+            r.r1 = table.observe(HASH_K, 1, WORKER_A);
         }
 
         @Actor
         public void b(JJJ_Result r) {
-            r.r2 = table.observe(HASH_K, 1, HANDLE_B);
+            r.r2 = table.observe(HASH_K, 1, WORKER_B);
         }
 
         @Arbiter
@@ -125,12 +125,12 @@ public final class ApproximateRefreshTest {
     public static class GrantedVersusExact extends Fixture {
         @Actor
         public void a(JJJ_Result r) {
-            r.r1 = table.observe(HASH_K, 1, HANDLE_A);
+            r.r1 = table.observe(HASH_K, 1, WORKER_A);
         }
 
         @Actor
         public void b(JJJ_Result r) {
-            r.r2 = table.observe(HASH_K, 2, HANDLE_B);
+            r.r2 = table.observe(HASH_K, 2, WORKER_B);
         }
 
         @Arbiter

@@ -32,13 +32,13 @@ public class BrokenApproximateRefreshTest extends ApproximateRefreshTest.Fixture
     private static final VarHandle SLOT = ValueLayout.JAVA_LONG.varHandle();
 
     /** The bug: refresh's approximate branch with the coin inside the retry loop. */
-    long refreshRedrawing(long handle) {
+    long refreshRedrawing(long worker) {
         long offset = TableLayout.slotOffset(table.bucketOffset(ApproximateRefreshTest.HASH_K), 0);
         while (true) {
             long word = (long) SLOT.get(table.segment(), offset);
             long count = TableLayout.count(word);
             int j = 64 - Long.numberOfLeadingZeros(count) - ApproximateRefreshTest.APPROXIMATE_BITS;
-            if ((stats.random(handle) & ((1L << j) - 1)) != 0) {
+            if ((stats.random(worker) & ((1L << j) - 1)) != 0) {
                 return count;
             }
             long next = count + (1L << j);
@@ -50,12 +50,12 @@ public class BrokenApproximateRefreshTest extends ApproximateRefreshTest.Fixture
 
     @Actor
     public void a(JJJ_Result r) {
-        r.r1 = refreshRedrawing(ApproximateRefreshTest.HANDLE_A);
+        r.r1 = refreshRedrawing(ApproximateRefreshTest.WORKER_A);
     }
 
     @Actor
     public void b(JJJ_Result r) {
-        r.r2 = refreshRedrawing(ApproximateRefreshTest.HANDLE_B);
+        r.r2 = refreshRedrawing(ApproximateRefreshTest.WORKER_B);
     }
 
     @Arbiter

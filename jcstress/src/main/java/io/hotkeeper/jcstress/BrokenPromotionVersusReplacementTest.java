@@ -58,8 +58,8 @@ public class BrokenPromotionVersusReplacementTest {
     }
 
     /** The promotion before the link lock (the bug is in the claim and the unconditional link store). */
-    static void brokenPromoteChars(LinkLockFixture f, int worker, long hash, CharSequence key, long handle) {
-        KeyShard shard = f.shards.shardAs(worker);
+    static void brokenPromoteChars(LinkLockFixture f, int as, long hash, CharSequence key, long worker) {
+        KeyShard shard = f.shards.shardAs(as);
         if (!shard.tryEnter()) {
             return;
         }
@@ -101,10 +101,10 @@ public class BrokenPromotionVersusReplacementTest {
 
     @Actor
     public void promoteX(IIIII_Result r) {
-        long result = f.table.observe(PromotionVersusReplacementTest.Keys.HASH_X, 1, f.handle1);
+        long result = f.table.observe(PromotionVersusReplacementTest.Keys.HASH_X, 1, f.worker1);
         if ((result & BucketTable.PROMOTE) != 0) {
             brokenPromoteChars(f, 1, PromotionVersusReplacementTest.Keys.HASH_X,
-                    PromotionVersusReplacementTest.SLOW_X, f.handle1);
+                    PromotionVersusReplacementTest.SLOW_X, f.worker1);
             r.r2 = 1;
         }
     }
@@ -112,7 +112,7 @@ public class BrokenPromotionVersusReplacementTest {
     @Actor
     public void replaceWithY(IIIII_Result r) {
         f.observe(2, PromotionVersusReplacementTest.Keys.HASH_Y, PromotionVersusReplacementTest.KEY_Y,
-                LinkLockFixture.HEAVY, f.handle2);
+                LinkLockFixture.HEAVY, f.worker2);
     }
 
     @Arbiter
@@ -120,7 +120,7 @@ public class BrokenPromotionVersusReplacementTest {
         long hashY = PromotionVersusReplacementTest.Keys.HASH_Y;
         r.r1 = (int) f.tracker(hashY);
         r.r3 = f.violations();
-        f.observe(3, hashY, PromotionVersusReplacementTest.KEY_Y, 1, f.handle3);
+        f.observe(3, hashY, PromotionVersusReplacementTest.KEY_Y, 1, f.worker3);
         r.r4 = (int) f.tracker(hashY);
         r.r5 = f.violations();
     }

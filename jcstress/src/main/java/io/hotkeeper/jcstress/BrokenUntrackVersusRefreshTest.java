@@ -85,7 +85,7 @@ public class BrokenUntrackVersusRefreshTest {
 
     @Actor
     public void refresh(IIIII_Result r) {
-        long result = f.observe(2, UntrackVersusRefreshAndReplaceTest.Keys.HASH_K[0], 0, 1, f.handle2);
+        long result = f.observe(2, UntrackVersusRefreshAndReplaceTest.Keys.HASH_K[0], 0, 1, f.worker2);
         r.r5 = (result & BucketTable.PROMOTE) != 0 ? 1 : 0;
     }
 

@@ -77,9 +77,9 @@ public class BrokenWorkerIdHandOverTest {
     public void dyingThread(III_Result r) {
         Thread t = Thread.ofPlatform().start(() -> {
             int id = ids.tryRegister();
-            long handle = stats.handle(id);
+            long worker = stats.handleOf(id);
             for (int i = 0; i < WorkerIdHandOverTest.WRITES - 1; i++) {
-                stats.add(handle, StatsLayout.REFRESHES, 1);
+                stats.add(worker, StatsLayout.REFRESHES, 1);
             }
             idT = id;
             ids.markDone();
@@ -87,7 +87,7 @@ public class BrokenWorkerIdHandOverTest {
             while (System.nanoTime() < until) {
                 Thread.onSpinWait();
             }
-            stats.add(handle, StatsLayout.REFRESHES, 1);
+            stats.add(worker, StatsLayout.REFRESHES, 1);
         });
         WorkerIdHandOverTest.joinQuietly(t);
     }
@@ -99,9 +99,9 @@ public class BrokenWorkerIdHandOverTest {
                 Thread.onSpinWait();
             }
             int id = ids.tryRegister();
-            long handle = stats.handle(id);
+            long worker = stats.handleOf(id);
             seenByR = stats.sum(StatsLayout.REFRESHES);
-            stats.add(handle, StatsLayout.REFRESHES, 1);
+            stats.add(worker, StatsLayout.REFRESHES, 1);
             idR = id;
         });
         WorkerIdHandOverTest.joinQuietly(next);

@@ -80,12 +80,12 @@ public final class ClaimRaceExactlyOneWinnerTest {
 
         @Actor
         public void observerA(JJJJJ_Result r) {
-            r.r1 = t.table.observe(HASH_A, 1, t.handle1);
+            r.r1 = t.table.observe(HASH_A, 1, t.worker1);
         }
 
         @Actor
         public void observerB(JJJJJ_Result r) {
-            r.r2 = t.table.observe(HASH_B, 1, t.handle2);
+            r.r2 = t.table.observe(HASH_B, 1, t.worker2);
         }
 
         @Arbiter
@@ -136,12 +136,12 @@ public final class ClaimRaceExactlyOneWinnerTest {
 
         @Actor
         public void observer1(JJJJJ_Result r) {
-            r.r1 = t.table.observe(HASH_K, 1, t.handle1);
+            r.r1 = t.table.observe(HASH_K, 1, t.worker1);
         }
 
         @Actor
         public void observer2(JJJJJ_Result r) {
-            r.r2 = t.table.observe(HASH_K, 1, t.handle2);
+            r.r2 = t.table.observe(HASH_K, 1, t.worker2);
         }
 
         @Arbiter

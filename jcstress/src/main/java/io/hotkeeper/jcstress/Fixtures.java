@@ -191,18 +191,18 @@ final class Fixtures {
         final BucketTable table;
         final EvictionSalt salt;
         final StatsStripes stats;
-        /** Exclusive stats stripe of actor 1 (stripe 0). */
-        final long handle1;
-        /** Exclusive stats stripe of actor 2 (stripe 1). */
-        final long handle2;
+        /** Actor 1's worker: exclusive worker 0 (stats stripe 0). */
+        final long worker1;
+        /** Actor 2's worker: exclusive worker 1 (stats stripe 1). */
+        final long worker2;
 
         Table() {
             Arena arena = Arena.ofAuto();
             this.salt = new EvictionSalt(arena, 1);
             this.stats = new StatsStripes(arena, 2, 1);
             this.table = new BucketTable(arena, INDEX_BITS, LOTTERY, salt, stats);
-            this.handle1 = stats.handle(0);
-            this.handle2 = stats.handle(1);
+            this.worker1 = stats.handleOf(0);
+            this.worker2 = stats.handleOf(1);
         }
 
         /**
@@ -217,14 +217,14 @@ final class Fixtures {
             this.table = new BucketTable(
                     arena.allocate((long) TableLayout.BUCKET_BYTES << INDEX_BITS, TableLayout.TABLE_ALIGNMENT),
                     INDEX_BITS, LOTTERY, salt, stats, Long.MAX_VALUE, tracked);
-            this.handle1 = stats.handle(0);
-            this.handle2 = stats.handle(1);
+            this.worker1 = stats.handleOf(0);
+            this.worker2 = stats.handleOf(1);
         }
 
         /**
          * A table of {@code geometry} (for example two candidate buckets per key), a fresh single-counter salt, no
-         * promotion, nothing tracked, stats with one exclusive stripe for each of {@code actors} actors (handles
-         * 0, 1, ... by {@link StatsStripes#handle}).
+         * promotion, nothing tracked, stats with one exclusive stripe for each of {@code actors} actors (workers
+         * 0, 1, ... by {@link StatsStripes#handleOf}).
          */
         Table(TableGeometry geometry, int actors) {
             Arena arena = Arena.ofAuto();
@@ -233,8 +233,8 @@ final class Fixtures {
             this.table = new BucketTable(arena.allocate(geometry.tableBytes(), TableLayout.TABLE_ALIGNMENT), geometry,
                     LOTTERY, salt, stats, Long.MAX_VALUE, t -> null, 0,
                     arena.allocate(BucketTable.CONTROL_BYTES, TableLayout.TABLE_ALIGNMENT));
-            this.handle1 = stats.handle(0);
-            this.handle2 = stats.handle(1);
+            this.worker1 = stats.handleOf(0);
+            this.worker2 = stats.handleOf(1);
         }
 
         /** Slots of the whole table whose fingerprint is {@code fp}. */

@@ -32,10 +32,10 @@ final class LinkLockFixture {
     final MemorySegment links;
     final StatsStripes stats;
     /** Exclusive stats stripes of actor 1, actor 2, the arbiter (the fixture's own, stripe 0, is for set-up). */
-    final long handle0;
-    final long handle1;
-    final long handle2;
-    final long handle3;
+    final long worker0;
+    final long worker1;
+    final long worker2;
+    final long worker3;
 
     private final Arena arena;
     private final MemorySegment pool;
@@ -63,10 +63,10 @@ final class LinkLockFixture {
             return built[0];
         });
         shards = built[0];
-        handle0 = stats.handle(0);
-        handle1 = stats.handle(1);
-        handle2 = stats.handle(2);
-        handle3 = stats.handle(3);
+        worker0 = stats.handleOf(0);
+        worker1 = stats.handleOf(1);
+        worker2 = stats.handleOf(2);
+        worker3 = stats.handleOf(3);
     }
 
     /** Byte offset of slot {@code slot} of bucket {@code bucket}. */
@@ -75,13 +75,13 @@ final class LinkLockFixture {
     }
 
     /**
-     * The facade's path for one {@code long} key as worker {@code worker}: observe with {@code weight}, then
-     * promote if the table says so. Returns the observe result (flags included).
+     * The facade's path for one {@code long} key as worker {@code as} (whose handle is {@code worker}): observe
+     * with {@code weight}, then promote if the table says so. Returns the observe result (flags included).
      */
-    long observe(int worker, long hash, long key, long weight, long handle) {
-        long result = table.observe(hash, weight, handle);
+    long observe(int as, long hash, long key, long weight, long worker) {
+        long result = table.observe(hash, weight, worker);
         if ((result & BucketTable.PROMOTE) != 0) {
-            shards.promoteLongAs(worker, hash, key, handle);
+            shards.promoteLongAs(as, hash, key, worker);
         }
         return result;
     }

@@ -2,6 +2,7 @@ package io.hotkeeper.jcstress;
 
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
+import io.hotkeeper.engine.worker.WorkerHandle;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -17,7 +18,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * The per-worker salt, in the case where two threads share one worker's counter (two virtual threads of one
- * carrier, flagged shared in their stats handle): the counter emits 1, 1 + N, 1 + 2N, ... (residue class 1 of
+ * carrier, a shared worker): the counter emits 1, 1 + N, 1 + 2N, ... (residue class 1 of
  * N = 3 counters) and, advanced by an atomic add even here, never twice the same value. A third counter used by
  * neither actor stays untouched.
  *
@@ -40,8 +41,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class PerWorkerSaltUniquenessTest {
     private static final int STRIPES = 3;
-    /** Stripe 1's handle with the shared bit: several threads take turns on it. */
-    private static final long SHARED_HANDLE = SaltLayout.counterOffset(1) | 1L;
+    /** Worker 1, shared: several threads take turns on its counter. */
+    private static final long SHARED_WORKER = WorkerHandle.handle(WorkerHandle.shared(1), STRIPES, 0);
 
     final EvictionSalt salt = EvictionSalt.perWorker(
             Arena.ofAuto().allocate(SaltLayout.segmentBytes(1) * STRIPES, SaltLayout.ALIGNMENT), STRIPES);
@@ -52,14 +53,14 @@ public class PerWorkerSaltUniquenessTest {
 
     @Actor
     public void drawer1(JJJJJ_Result r) {
-        r.r1 = step(salt.next(0, SHARED_HANDLE));
-        r.r2 = step(salt.next(0, SHARED_HANDLE));
+        r.r1 = step(salt.next(0, SHARED_WORKER));
+        r.r2 = step(salt.next(0, SHARED_WORKER));
     }
 
     @Actor
     public void drawer2(JJJJJ_Result r) {
-        r.r3 = step(salt.next(0, SHARED_HANDLE));
-        r.r4 = step(salt.next(0, SHARED_HANDLE));
+        r.r3 = step(salt.next(0, SHARED_WORKER));
+        r.r4 = step(salt.next(0, SHARED_WORKER));
     }
 
     @Arbiter

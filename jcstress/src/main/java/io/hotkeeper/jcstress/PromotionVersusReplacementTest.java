@@ -98,23 +98,23 @@ public class PromotionVersusReplacementTest {
 
     @Actor
     public void promoteX(IIIII_Result r) {
-        long result = f.table.observe(Keys.HASH_X, 1, f.handle1);
+        long result = f.table.observe(Keys.HASH_X, 1, f.worker1);
         if ((result & BucketTable.PROMOTE) != 0) {
-            f.shards.promoteCharsAs(1, Keys.HASH_X, SLOW_X, f.handle1);
+            f.shards.promoteCharsAs(1, Keys.HASH_X, SLOW_X, f.worker1);
             r.r2 = 1;
         }
     }
 
     @Actor
     public void replaceWithY(IIIII_Result r) {
-        f.observe(2, Keys.HASH_Y, KEY_Y, LinkLockFixture.HEAVY, f.handle2);
+        f.observe(2, Keys.HASH_Y, KEY_Y, LinkLockFixture.HEAVY, f.worker2);
     }
 
     @Arbiter
     public void arbiter(IIIII_Result r) {
         r.r1 = (int) f.tracker(Keys.HASH_Y);
         r.r3 = f.violations();
-        f.observe(3, Keys.HASH_Y, KEY_Y, 1, f.handle3);
+        f.observe(3, Keys.HASH_Y, KEY_Y, 1, f.worker3);
         r.r4 = (int) f.tracker(Keys.HASH_Y);
         r.r5 = f.violations();
     }

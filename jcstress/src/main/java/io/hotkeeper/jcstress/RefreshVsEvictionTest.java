@@ -21,7 +21,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * Phase 1 (refresh) against phase 3 (an eviction challenge) on the same slot, both through the production
- * {@code BucketTable.observe(hash, weight, handle)}: the challenger is a key absent from a full bucket, so its
+ * {@code BucketTable.observe(hash, weight, worker)}: the challenger is a key absent from a full bucket, so its
  * observe nominates the weakest occupant, takes a salt value from the table's own salt, draws, and CASes.
  *
  * <p>Protocol: every write to a slot is a CAS whose expected value is the word the writer scanned (refresh and
@@ -105,12 +105,12 @@ public final class RefreshVsEvictionTest {
 
         @Actor
         public void refresher(JJJJJJ_Result r) {
-            r.r1 = t.table.observe(Keys.HASH_K, 1, t.handle1);
+            r.r1 = t.table.observe(Keys.HASH_K, 1, t.worker1);
         }
 
         @Actor
         public void challenger(JJJJJJ_Result r) {
-            r.r2 = t.table.observe(Keys.HASH_C, 1, t.handle2);
+            r.r2 = t.table.observe(Keys.HASH_C, 1, t.worker2);
         }
 
         @Arbiter
@@ -148,12 +148,12 @@ public final class RefreshVsEvictionTest {
 
         @Actor
         public void refresher(JJJJJJ_Result r) {
-            r.r1 = t.table.observe(Keys.HASH_K, 1, t.handle1);
+            r.r1 = t.table.observe(Keys.HASH_K, 1, t.worker1);
         }
 
         @Actor
         public void challenger(JJJJJJ_Result r) {
-            r.r2 = t.table.observe(Keys.HASH_C, 1, t.handle2);
+            r.r2 = t.table.observe(Keys.HASH_C, 1, t.worker2);
         }
 
         @Arbiter
@@ -230,12 +230,12 @@ public final class RefreshVsEvictionTest {
 
         @Actor
         public void refresher(JJJJJJ_Result r) {
-            r.r1 = t.table.observe(WorkerKeys.HASH_K, 1, t.handle1);
+            r.r1 = t.table.observe(WorkerKeys.HASH_K, 1, t.worker1);
         }
 
         @Actor
         public void challenger(JJJJJJ_Result r) {
-            r.r2 = t.table.observe(WorkerKeys.HASH_C_WEIGHTED, 3, t.handle2);
+            r.r2 = t.table.observe(WorkerKeys.HASH_C_WEIGHTED, 3, t.worker2);
         }
 
         @Arbiter
@@ -322,12 +322,12 @@ public final class RefreshVsEvictionTest {
 
         @Actor
         public void challenger2(JJJJJJJ_Result r) {
-            r.r2 = t.table.observe(WorkerKeys.HASH_C2, 1, t.handle1);
+            r.r2 = t.table.observe(WorkerKeys.HASH_C2, 1, t.worker1);
         }
 
         @Actor
         public void challenger(JJJJJJJ_Result r) {
-            r.r1 = t.table.observe(WorkerKeys.HASH_C, 1, t.handle2);
+            r.r1 = t.table.observe(WorkerKeys.HASH_C, 1, t.worker2);
         }
 
         @Arbiter
@@ -378,12 +378,12 @@ public final class RefreshVsEvictionTest {
 
         @Actor
         public void refresher(JJJJJJJ_Result r) {
-            r.r1 = t.table.observe(WorkerKeys.HASH_K, 1, t.handle1);
+            r.r1 = t.table.observe(WorkerKeys.HASH_K, 1, t.worker1);
         }
 
         @Actor
         public void challenger(JJJJJJJ_Result r) {
-            r.r2 = t.table.observe(WorkerKeys.HASH_C, 1, t.handle2);
+            r.r2 = t.table.observe(WorkerKeys.HASH_C, 1, t.worker2);
         }
 
         @Arbiter

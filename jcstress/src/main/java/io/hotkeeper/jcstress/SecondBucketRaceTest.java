@@ -91,12 +91,12 @@ public final class SecondBucketRaceTest {
 
         @Actor
         public void observer1(JJJJJ_Result r) {
-            r.r1 = t.table.observe(HASH_K, 1, t.handle1);
+            r.r1 = t.table.observe(HASH_K, 1, t.worker1);
         }
 
         @Actor
         public void observer2(JJJJJ_Result r) {
-            r.r2 = t.table.observe(HASH_K, 1, t.handle2);
+            r.r2 = t.table.observe(HASH_K, 1, t.worker2);
         }
 
         @Arbiter
@@ -156,13 +156,13 @@ public final class SecondBucketRaceTest {
 
         @Actor
         public void observerK() {
-            t.table.observe(HASH_K, 1, t.handle1);
+            t.table.observe(HASH_K, 1, t.worker1);
         }
 
         @Actor
         public void observerXThenK() {
-            t.table.observe(HASH_X, 1, t.handle2);
-            t.table.observe(HASH_K, 1, t.handle2);
+            t.table.observe(HASH_X, 1, t.worker2);
+            t.table.observe(HASH_K, 1, t.worker2);
         }
 
         @Arbiter

@@ -86,7 +86,7 @@ public final class UntrackVersusRefreshAndReplaceTest {
         }
         f.table.putSlot(0, 0, TableLayout.word(f.table.fingerprint(Keys.HASH_C), Keys.COUNT_C));
         for (int i = 0; i < 16; i++) {
-            f.shards.promoteLongAs(1, Keys.HASH_K[i], i, f.handle0);
+            f.shards.promoteLongAs(1, Keys.HASH_K[i], i, f.worker0);
         }
         return f;
     }
@@ -110,12 +110,12 @@ public final class UntrackVersusRefreshAndReplaceTest {
 
         @Actor
         public void evict(IIIII_Result r) {
-            f.shards.promoteLongAs(1, Keys.HASH_C, KEY_C, f.handle1);
+            f.shards.promoteLongAs(1, Keys.HASH_C, KEY_C, f.worker1);
         }
 
         @Actor
         public void refresh(IIIII_Result r) {
-            long result = f.observe(2, Keys.HASH_K[0], 0, 1, f.handle2);
+            long result = f.observe(2, Keys.HASH_K[0], 0, 1, f.worker2);
             r.r5 = (result & io.hotkeeper.engine.table.BucketTable.PROMOTE) != 0 ? 1 : 0;
         }
 
@@ -166,12 +166,12 @@ public final class UntrackVersusRefreshAndReplaceTest {
 
         @Actor
         public void evict(IIIII_Result r) {
-            f.shards.promoteLongAs(1, Keys.HASH_C, KEY_C, f.handle1);
+            f.shards.promoteLongAs(1, Keys.HASH_C, KEY_C, f.worker1);
         }
 
         @Actor
         public void replace(IIIII_Result r) {
-            f.observe(2, Keys.HASH_Y, KEY_Y, LinkLockFixture.HEAVY, f.handle2);
+            f.observe(2, Keys.HASH_Y, KEY_Y, LinkLockFixture.HEAVY, f.worker2);
         }
 
         @Arbiter
@@ -180,7 +180,7 @@ public final class UntrackVersusRefreshAndReplaceTest {
             r.r2 = (int) f.stats.sum(StatsLayout.HAND_OFFS);
             r.r3 = (int) f.tracker(Keys.HASH_C);
             int bad = f.violations();
-            f.observe(3, Keys.HASH_Y, KEY_Y, 1, f.handle3);
+            f.observe(3, Keys.HASH_Y, KEY_Y, 1, f.worker3);
             r.r4 = bad | f.violations();
             r.r5 = (int) f.tracker(Keys.HASH_Y);
         }

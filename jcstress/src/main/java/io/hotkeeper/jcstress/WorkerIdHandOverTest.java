@@ -2,6 +2,7 @@ package io.hotkeeper.jcstress;
 
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.worker.Workers;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -87,12 +88,12 @@ public class WorkerIdHandOverTest {
     @Actor
     public void dyingThread(III_Result r) {
         Thread t = Thread.ofPlatform().start(() -> {
-            int ticket = Workers.current();
-            long handle = stats.handle(ticket);
+            int worker = Workers.current();
+            long workerHandle = stats.handleOf(worker);
             for (int i = 0; i < WRITES; i++) {
-                stats.add(handle, StatsLayout.REFRESHES, 1);
+                stats.add(workerHandle, StatsLayout.REFRESHES, 1);
             }
-            idT = Workers.id(ticket);
+            idT = WorkerHandle.id(worker);
             SIGNAL.setOpaque(this, 1);
         });
         joinQuietly(t);
@@ -104,11 +105,11 @@ public class WorkerIdHandOverTest {
             Thread.onSpinWait();
         }
         Thread next = Thread.ofPlatform().start(() -> {
-            int ticket = Workers.current();
-            long handle = stats.handle(ticket);
+            int worker = Workers.current();
+            long workerHandle = stats.handleOf(worker);
             seenByR = stats.sum(StatsLayout.REFRESHES);
-            stats.add(handle, StatsLayout.REFRESHES, 1);
-            idR = Workers.id(ticket);
+            stats.add(workerHandle, StatsLayout.REFRESHES, 1);
+            idR = WorkerHandle.id(worker);
         });
         joinQuietly(next);
     }

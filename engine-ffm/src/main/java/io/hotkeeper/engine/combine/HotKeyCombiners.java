@@ -5,6 +5,7 @@ import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.worker.WorkerHandle;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -147,28 +148,28 @@ public final class HotKeyCombiners implements PendingCounts {
     }
 
     /**
-     * Records one occurrence of the key with hash {@code hash} for the worker of {@code handle} (the caller's
-     * {@link StatsStripes#currentHandle()}), through its block when the key is combined, else through
-     * {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the table was
-     * written, else the worker's view of the key's count (see the class javadoc).
+     * Records one occurrence of the key with hash {@code hash} for {@code worker} (the caller's
+     * {@link StatsStripes#currentWorker()}, or {@link WorkerHandle#NO_HANDLE}), through its block when the key is
+     * combined, else through {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the
+     * table was written, else the worker's view of the key's count (see the class javadoc).
      *
-     * <p>Threads: the handle's owner. Progress: lock-free (blocking once per worker, at its first admission).
+     * <p>Threads: the worker's. Progress: lock-free (blocking once per worker, at its first admission).
      */
-    public long observe(long hash, long handle, BucketTable table) {
+    public long observe(long hash, long worker, BucketTable table) {
         // Opaque: a flag that flips once; a late view only delays combining by a few observations.
         if (!(boolean) ENGAGED.getOpaque(this)) {
-            return observeAlone(hash, handle, table);
+            return observeAlone(hash, worker, table);
         }
-        if (handle == StatsStripes.NO_HANDLE) {
-            handle = stats.currentHandle(); // the worker lookup: engaged combining is per worker
+        if (worker == WorkerHandle.NO_HANDLE) {
+            worker = stats.currentWorker(); // the worker lookup: engaged combining is per worker
         }
         // The hit path, kept small so that it inlines into the caller: a platform thread's own block, the key in
         // one of its set's two entries, and a pending count that stays below the threshold.
-        int stripe = StatsStripes.stripe(handle);
+        int blockIndex = WorkerHandle.stripe(worker);
         // Plain: the owner's own store, or (an inherited worker id) published through the id hand-over; a stale
         // null only sends the call to the slow path, which re-reads under the lock.
-        MemorySegment block = stripe < blocks.length ? blocks[stripe] : null;
-        if (block != null && !StatsStripes.isShared(handle)) {
+        MemorySegment block = blockIndex < blocks.length ? blocks[blockIndex] : null;
+        if (block != null && !WorkerHandle.isShared(worker)) {
             long set = CombinerLayout.setOffset(hash, setMask);
             long offset = set;
             // Branches rather than a select: the way is well predicted, and a select would chain the two loads.
@@ -176,7 +177,7 @@ public final class HotKeyCombiners implements PendingCounts {
             if ((long) WORD.get(block, set + CombinerLayout.HASH) != hash || hash == 0) {
                 offset = set + CombinerLayout.ENTRY_BYTES;
                 if ((long) WORD.get(block, offset + CombinerLayout.HASH) != hash || hash == 0) {
-                    return observeSlow(hash, handle, table, stripe, block);
+                    return observeSlow(hash, worker, table, blockIndex, block);
                 }
             }
             long state = (long) WORD.get(block, offset + CombinerLayout.STATE) + 1;
@@ -188,7 +189,7 @@ public final class HotKeyCombiners implements PendingCounts {
                 return estimateOf(state);
             }
         }
-        return observeSlow(hash, handle, table, stripe, block);
+        return observeSlow(hash, worker, table, blockIndex, block);
     }
 
     /**
@@ -196,8 +197,8 @@ public final class HotKeyCombiners implements PendingCounts {
      * its key hot (at {@code admitFrom}) checks whether another thread was first to do so; if one was, two
      * threads write hot table lines, and combining engages.
      */
-    private long observeAlone(long hash, long handle, BucketTable table) {
-        long result = table.observe(hash, 1, handle);
+    private long observeAlone(long hash, long worker, BucketTable table) {
+        long result = table.observe(hash, 1, worker);
         if ((result & TableLayout.COUNT_MASK) >= admitFrom) {
             Thread me = Thread.currentThread();
             // Opaque read, CAS to set once: only a thread's identity is compared, nothing is published through it.
@@ -211,32 +212,32 @@ public final class HotKeyCombiners implements PendingCounts {
     }
 
     /** Everything but a plain hit: a flush, a miss, the worker's first hot key, a carrier's gated block. */
-    private long observeSlow(long hash, long handle, BucketTable table, int stripe, MemorySegment block) {
-        if (stripe >= blocks.length || hash == 0) {
-            return table.observe(hash, 1, handle);
+    private long observeSlow(long hash, long worker, BucketTable table, int blockIndex, MemorySegment block) {
+        if (blockIndex >= blocks.length || hash == 0) {
+            return table.observe(hash, 1, worker);
         }
         if (block == null) {
-            return observeFirst(hash, handle, table, stripe);
+            return observeFirst(hash, worker, table, blockIndex);
         }
         if (!(boolean) ENGAGED.getOpaque(this)) {
-            return table.observe(hash, 1, handle);
+            return table.observe(hash, 1, worker);
         }
-        if (!StatsStripes.isShared(handle)) {
-            return combine(block, hash, handle, table);
+        if (!WorkerHandle.isShared(worker)) {
+            return combine(block, hash, worker, table);
         }
         // Virtual threads of one carrier share the block: a try-lock, acquire on success; busy means another
         // virtual thread of this carrier is inside (it was unmounted mid-call), so go to the table directly.
         if ((long) WORD.compareAndExchangeAcquire(block, CombinerLayout.GATE, 0L, 1L) != 0L) {
-            return table.observe(hash, 1, handle);
+            return table.observe(hash, 1, worker);
         }
         try {
-            return combine(block, hash, handle, table);
+            return combine(block, hash, worker, table);
         } finally {
             WORD.setRelease(block, CombinerLayout.GATE, 0L);
         }
     }
 
-    private long combine(MemorySegment block, long hash, long handle, BucketTable table) {
+    private long combine(MemorySegment block, long hash, long worker, BucketTable table) {
         long set = CombinerLayout.setOffset(hash, setMask);
         long offset;
         if ((long) WORD.get(block, set + CombinerLayout.HASH) == hash) {
@@ -244,7 +245,7 @@ public final class HotKeyCombiners implements PendingCounts {
         } else if ((long) WORD.get(block, set + CombinerLayout.ENTRY_BYTES + CombinerLayout.HASH) == hash) {
             offset = set + CombinerLayout.ENTRY_BYTES;
         } else {
-            return miss(block, set, hash, handle, table);
+            return miss(block, set, hash, worker, table);
         }
         long state = (long) WORD.get(block, offset + CombinerLayout.STATE) + 1;
         long pending = CombinerLayout.pending(state);
@@ -252,7 +253,7 @@ public final class HotKeyCombiners implements PendingCounts {
             WORD.setOpaque(block, offset + CombinerLayout.STATE, state);
             return estimateOf(state);
         }
-        return flush(block, offset, hash, state, handle, table);
+        return flush(block, offset, hash, state, worker, table);
     }
 
     /**
@@ -265,8 +266,8 @@ public final class HotKeyCombiners implements PendingCounts {
     }
 
     /** A key not in its set: observe through the table, then admit it if it is hot enough. */
-    private long miss(MemorySegment block, long set, long hash, long handle, BucketTable table) {
-        long result = table.observe(hash, 1, handle);
+    private long miss(MemorySegment block, long set, long hash, long worker, BucketTable table) {
+        long result = table.observe(hash, 1, worker);
         long count = result & TableLayout.COUNT_MASK;
         if (count < admitFrom) {
             return result;
@@ -275,30 +276,30 @@ public final class HotKeyCombiners implements PendingCounts {
         long held0 = (long) WORD.get(block, set + CombinerLayout.HASH);
         long held1 = (long) WORD.get(block, way1 + CombinerLayout.HASH);
         if (held0 == 0) {
-            admit(block, set, 0, hash, count, handle, table);
+            admit(block, set, 0, hash, count, worker, table);
         } else if (held1 == 0) {
-            admit(block, way1, 0, hash, count, handle, table);
+            admit(block, way1, 0, hash, count, worker, table);
         } else {
             long base0 = CombinerLayout.base((long) WORD.get(block, set + CombinerLayout.STATE));
             long base1 = CombinerLayout.base((long) WORD.get(block, way1 + CombinerLayout.STATE));
             // The displaced key's table update may expel a tracked key: keep that flag for the caller.
             if (base0 <= base1 && count > base0) {
-                return result | admit(block, set, held0, hash, count, handle, table);
+                return result | admit(block, set, held0, hash, count, worker, table);
             } else if (base1 < base0 && count > base1) {
-                return result | admit(block, way1, held1, hash, count, handle, table);
+                return result | admit(block, way1, held1, hash, count, worker, table);
             }
         }
         return result;
     }
 
     /** Adds an entry's pending count (which reached the threshold) to the table; returns the table's result. */
-    private long flush(MemorySegment block, long offset, long hash, long state, long handle, BucketTable table) {
+    private long flush(MemorySegment block, long offset, long hash, long state, long worker, BucketTable table) {
         long pending = CombinerLayout.pending(state);
         // Zero the pending count before the table's release CAS: an estimator may miss these units for a moment,
         // never count them twice.
         WORD.setRelease(block, offset + CombinerLayout.STATE, state & ~CombinerLayout.PENDING_MASK);
-        long result = table.observe(hash, pending, handle);
-        stats.add(handle, StatsLayout.COMBINED, pending);
+        long result = table.observe(hash, pending, worker);
+        stats.add(worker, StatsLayout.COMBINED, pending);
         long count = result & TableLayout.COUNT_MASK;
         if (count == 0) {
             // The key lost its slot (a weighted challenge it did not win): stop combining it.
@@ -310,7 +311,7 @@ public final class HotKeyCombiners implements PendingCounts {
     }
 
     /** Admits {@code hash} in place of {@code held} (0: an empty way); returns BucketTable.EXPELLED or 0. */
-    private long admit(MemorySegment block, long offset, long held, long hash, long count, long handle,
+    private long admit(MemorySegment block, long offset, long held, long hash, long count, long worker,
                        BucketTable table) {
         long expelled = 0;
         if (held != 0) {
@@ -320,8 +321,8 @@ public final class HotKeyCombiners implements PendingCounts {
             // An expulsion it caused is not dropped: the key is queued, and the caller must deliver it.
             WORD.setRelease(block, offset + CombinerLayout.HASH, 0L);
             if (pending > 0) {
-                expelled = table.observe(held, pending, handle) & BucketTable.EXPELLED;
-                stats.add(handle, StatsLayout.COMBINED, pending);
+                expelled = table.observe(held, pending, worker) & BucketTable.EXPELLED;
+                stats.add(worker, StatsLayout.COMBINED, pending);
             }
         }
         WORD.setRelease(block, offset + CombinerLayout.STATE, CombinerLayout.state(count, 0));
@@ -330,21 +331,21 @@ public final class HotKeyCombiners implements PendingCounts {
     }
 
     /** The first hot key of a worker without a block: observe through the table, create the block, admit. */
-    private long observeFirst(long hash, long handle, BucketTable table, int stripe) {
-        long result = table.observe(hash, 1, handle);
+    private long observeFirst(long hash, long worker, BucketTable table, int blockIndex) {
+        long result = table.observe(hash, 1, worker);
         long count = result & TableLayout.COUNT_MASK;
         if (count >= admitFrom) {
-            MemorySegment block = activate(stripe);
+            MemorySegment block = activate(blockIndex);
             if (!(boolean) ENGAGED.getOpaque(this)) {
                 return result;
             }
             long set = CombinerLayout.setOffset(hash, setMask);
             // A block shared by a carrier's virtual threads: admit only under its gate, and only into an empty way.
-            boolean gated = StatsStripes.isShared(handle);
+            boolean gated = WorkerHandle.isShared(worker);
             if (!gated || (long) WORD.compareAndExchangeAcquire(block, CombinerLayout.GATE, 0L, 1L) == 0L) {
                 try {
                     if ((long) WORD.get(block, set + CombinerLayout.HASH) == 0) {
-                        admit(block, set, 0, hash, count, handle, table);
+                        admit(block, set, 0, hash, count, worker, table);
                     }
                 } finally {
                     if (gated) {
@@ -356,12 +357,12 @@ public final class HotKeyCombiners implements PendingCounts {
         return result;
     }
 
-    private synchronized MemorySegment activate(int stripe) {
-        if (blocks[stripe] != null) {
-            return blocks[stripe];
+    private synchronized MemorySegment activate(int blockIndex) {
+        if (blocks[blockIndex] != null) {
+            return blocks[blockIndex];
         }
         MemorySegment block = allocator.apply(blockBytes);
-        BLOCK.setRelease(blocks, stripe, block);
+        BLOCK.setRelease(blocks, blockIndex, block);
         MemorySegment[] grown = Arrays.copyOf(active, active.length + 1);
         grown[grown.length - 1] = block;
         active = grown;
@@ -405,13 +406,13 @@ public final class HotKeyCombiners implements PendingCounts {
      * <p>Threads: acts on the caller's own block (virtual threads: skipped while another virtual thread of the
      * carrier holds it). Progress: lock-free.
      */
-    public long flushCurrent(long handle, BucketTable table) {
-        int stripe = StatsStripes.stripe(handle);
-        MemorySegment block = stripe < blocks.length ? (MemorySegment) BLOCK.getAcquire(blocks, stripe) : null;
+    public long flushCurrent(long worker, BucketTable table) {
+        int blockIndex = WorkerHandle.stripe(worker);
+        MemorySegment block = blockIndex < blocks.length ? (MemorySegment) BLOCK.getAcquire(blocks, blockIndex) : null;
         if (block == null) {
             return 0;
         }
-        boolean gated = StatsStripes.isShared(handle);
+        boolean gated = WorkerHandle.isShared(worker);
         if (gated && (long) WORD.compareAndExchangeAcquire(block, CombinerLayout.GATE, 0L, 1L) != 0L) {
             return 0;
         }
@@ -423,7 +424,7 @@ public final class HotKeyCombiners implements PendingCounts {
                 long state = (long) WORD.get(block, offset + CombinerLayout.STATE);
                 if (hash != 0 && CombinerLayout.pending(state) > 0) {
                     flushed += CombinerLayout.pending(state);
-                    flush(block, offset, hash, state, handle, table);
+                    flush(block, offset, hash, state, worker, table);
                 }
             }
             return flushed;

@@ -2,10 +2,10 @@ package io.hotkeeper.engine.core;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.shard.KeyShards;
-import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
+import io.hotkeeper.engine.worker.WorkerHandle;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import java.util.function.ToLongFunction;
  *  partitioning      tables   a thread's table                      queries
  *  shared            1        the table                             that table
  *  per node          nodes    its current node's (libnuma)          sum / merge of all tables
- *  per worker        2..64    worker id modulo the count            sum / merge of all tables
+ *  per worker        2..64    its worker's stripe modulo the count  sum / merge of all tables
  *  window            slices   the current time slice's              sum / merge; a new slice clears its table
  * </pre>
  *
@@ -42,7 +42,7 @@ public final class TableSet {
     private final BucketTable[] tables;
     /** Key shards of each table; null when key shards are off. Filled while the tables are built. */
     private final KeyShards[] shardSets;
-    /** Worker tables: a worker's table is {@code tables[worker & workerTableMask]}; -1 otherwise. */
+    /** Worker tables: a worker's table is {@code tables[WorkerHandle.stripe(worker) & mask]}; -1 otherwise. */
     private final int workerTableMask;
     /** The index of the calling thread's node or time slice; null with one table or worker tables. */
     private final IntSupplier sliceOrNode;
@@ -50,7 +50,7 @@ public final class TableSet {
     private final SlidingWindow window;
 
     /**
-     * A set over {@code tables} (and their key shards, or null), routed by worker id modulo the count when
+     * A set over {@code tables} (and their key shards, or null), routed by the worker's stripe modulo the count when
      * {@code workerTableMask >= 0}, else by {@code nodeIndex} (null with one table), or, with {@code slices > 0},
      * by the current slice of a window of {@code span} on {@code clock} whose rotation clears a table.
      */
@@ -95,20 +95,20 @@ public final class TableSet {
         return shardSets == null ? List.of() : List.of(shardSets);
     }
 
-    /** The index of the table of the caller, whose worker handle is {@code handle}. Wait-free. */
-    public int indexFor(long handle) {
-        return workerTableMask >= 0 ? StatsStripes.stripe(handle) & workerTableMask
+    /** The index of the table of the caller {@code worker} (a {@link WorkerHandle}). Wait-free. */
+    public int indexFor(long worker) {
+        return workerTableMask >= 0 ? WorkerHandle.stripe(worker) & workerTableMask
                 : sliceOrNode.getAsInt();
     }
 
     /** The caller's table (several tables only; with one, callers keep it themselves). Wait-free. */
-    public BucketTable tableFor(long handle) {
-        return tables[indexFor(handle)];
+    public BucketTable tableFor(long worker) {
+        return tables[indexFor(worker)];
     }
 
     /** The key shards of the caller's table. Wait-free. */
-    public KeyShards shardsFor(long handle) {
-        return shardSets[indexFor(handle)];
+    public KeyShards shardsFor(long worker) {
+        return shardSets[indexFor(worker)];
     }
 
     /** A windowed set moves to the clock's slice (a query rotates too, so old slices leave). Lock-free. */

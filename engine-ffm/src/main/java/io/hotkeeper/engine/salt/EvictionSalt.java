@@ -1,5 +1,7 @@
 package io.hotkeeper.engine.salt;
 
+import io.hotkeeper.engine.worker.WorkerHandle;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -24,7 +26,7 @@ public final class EvictionSalt {
     private final MemorySegment region;
     private final int shards;
     private final int shardMask;
-    /** PER_WORKER mode: the counter is picked by the caller's stats handle, not by the spare bits. */
+    /** PER_WORKER mode: the counter is picked by the caller's worker, not by the spare bits. */
     private final boolean perWorker;
 
     /**
@@ -88,7 +90,7 @@ public final class EvictionSalt {
      */
     public long next(long spare) {
         if (perWorker) {
-            throw new IllegalStateException("a per-worker salt needs the caller's stats handle: next(spare, handle)");
+            throw new IllegalStateException("a per-worker salt needs the caller's worker: next(spare, worker)");
         }
         long offset = SaltLayout.counterOffset((int) spare & shardMask);
         // Volatile getAndAdd: atomicity is the whole contract; on x86 every RMW mode is the same lock xadd.
@@ -96,18 +98,18 @@ public final class EvictionSalt {
     }
 
     /**
-     * A fresh salt value for a caller whose stats handle is {@code statsHandle}: from the caller's own counter
+     * A fresh salt value for the caller {@code worker} (a {@link WorkerHandle}): from the worker's own counter
      * in per-worker mode, else as {@link #next(long)}.
      *
      * <p>Threads: any. Progress: wait-free.
      */
-    public long next(long spare, long statsHandle) {
+    public long next(long spare, long worker) {
         if (!perWorker) {
             return next(spare);
         }
-        // The stripe offset (bit 0 of a handle flags a shared stripe; counters use the same 128-byte geometry).
-        // Atomic even for an exclusive stripe: uniqueness must not depend on how a dead thread's id was handed on.
-        return (long) COUNTER.getAndAdd(region, statsHandle & ~1L, (long) shards);
+        // The worker's stripe offset: counters use the stats stripes' 128-byte geometry. Atomic even for an
+        // exclusive worker: uniqueness must not depend on how a dead thread's id was handed on.
+        return (long) COUNTER.getAndAdd(region, WorkerHandle.stripeOffset(worker), (long) shards);
     }
 
     /** Whether counters are picked per worker. Threads: any. Progress: wait-free. */

@@ -151,7 +151,7 @@ public final class KeyShard {
         // Publication of these plain stores: the shard reaches other threads through a volatile array slot.
     }
 
-    /** Shard id (its worker id). Threads: any. Progress: wait-free. */
+    /** The shard's index among its key shards (for a regular shard, its worker's id). Threads: any. Progress: wait-free. */
     public int id() {
         return id;
     }

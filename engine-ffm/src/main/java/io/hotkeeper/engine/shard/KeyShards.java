@@ -7,6 +7,7 @@ import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
+import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.worker.Workers;
 
 import java.lang.foreign.MemorySegment;
@@ -84,8 +85,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * As above; {@link #topK} adds {@code pendingCounts.pending(hash)} to each tracked key's table count (the
      * hot-key combiners' counts not yet in the table) and ranks by the sum. {@code shardLimit > 0} bounds the
      * shards (a memory budget): worker {@code w} uses shard {@code w % shardLimit}, shared with the other workers
-     * of that residue one at a time through the shard's busy gate, exactly as workers past the last shard id
-     * share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
+     * of that residue one at a time through the shard's busy gate, exactly as workers whose id is past the last
+     * regular shard share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
      * {@code shardBytes} (pages of size-classed entries, {@link ShardLayout}) with at most {@code capacity} entries
      * in use.
      */
@@ -121,35 +122,36 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     // ------------------------------------------------------------------ promotion
 
     /** Records the {@code long} key of {@code hash} in the caller's shard. Threads: any. Progress: lock-free. */
-    public void promoteLong(long hash, long key, long statsHandle) {
-        promote(currentShardId(), hash, statsHandle, key, null, 0, 0, null);
+    public void promoteLong(long hash, long key, long worker) {
+        promote(currentShard(), hash, worker, key, null, 0, 0, null);
     }
 
     /** Records the byte-string key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free. */
-    public void promoteBytes(long hash, MemorySegment key, long offset, long length, long statsHandle) {
-        promote(currentShardId(), hash, statsHandle, 0, key, offset, length, null);
+    public void promoteBytes(long hash, MemorySegment key, long offset, long length, long worker) {
+        promote(currentShard(), hash, worker, 0, key, offset, length, null);
     }
 
     /** Records the UTF-8 bytes of {@code key}. Threads: any. Progress: lock-free. */
-    public void promoteChars(long hash, CharSequence key, long statsHandle) {
-        promote(currentShardId(), hash, statsHandle, 0, null, 0, 0, key);
+    public void promoteChars(long hash, CharSequence key, long worker) {
+        promote(currentShard(), hash, worker, 0, null, 0, 0, key);
     }
 
     /**
-     * Tests only (jcstress, stress tests): {@link #promoteLong} as worker {@code worker} instead of the calling
-     * thread's worker id, so that a test decides which shard an actor owns (jcstress actors are pooled threads
-     * whose ids are not known in advance, and a fixture must fill an actor's shard before the actor runs). The
-     * protocol is the production one, line for line; only the shard id comes from the caller. The caller must
+     * Tests only (jcstress, stress tests): {@link #promoteLong} as worker {@code as} (an int from
+     * {@link Workers}) instead of the calling thread's worker, so that a test decides which shard an actor owns
+     * (jcstress actors are pooled threads whose workers are not known in advance, and a fixture must fill an
+     * actor's shard before the actor runs); {@code worker} is the same worker's handle. The protocol is the
+     * production one, line for line; only the worker comes from the caller. The caller must
      * respect the ownership rule: one thread at a time per worker (the shard's busy word turns a second one
      * away, as for virtual threads on one carrier). Threads: any. Progress: lock-free.
      */
-    public void promoteLongAs(int worker, long hash, long key, long statsHandle) {
-        promote(shardId(worker), hash, statsHandle, key, null, 0, 0, null);
+    public void promoteLongAs(int as, long hash, long key, long worker) {
+        promote(shardOf(WorkerHandle.id(as)), hash, worker, key, null, 0, 0, null);
     }
 
-    /** Tests only: {@link #promoteChars} as worker {@code worker}; see {@link #promoteLongAs}. */
-    public void promoteCharsAs(int worker, long hash, CharSequence key, long statsHandle) {
-        promote(shardId(worker), hash, statsHandle, 0, null, 0, 0, key);
+    /** Tests only: {@link #promoteChars} as worker {@code as}; see {@link #promoteLongAs}. */
+    public void promoteCharsAs(int as, long hash, CharSequence key, long worker) {
+        promote(shardOf(WorkerHandle.id(as)), hash, worker, 0, null, 0, 0, key);
     }
 
     /**
@@ -158,13 +160,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * first time (creation takes a lock), wait-free after.
      */
     public KeyShard shardAs(int worker) {
-        int id = shardId(worker);
+        int id = shardOf(WorkerHandle.id(worker));
         KeyShard shard = shards.get(id);
         return shard != null ? shard : create(id);
     }
 
-    private int currentShardId() {
-        return shardId(Workers.id(Workers.current()));
+    /** The index of the calling thread's shard (see {@link #shardOf}). */
+    private int currentShard() {
+        return shardOf(WorkerHandle.id(Workers.current()));
     }
 
     /**
@@ -179,9 +182,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * missed; the key's next observation promotes it), and a nested observation of a key in this slot's bucket
      * cannot claim the slot (the promoting bit) but may replace it, which the settle step detects.
      */
-    private void promote(int shardId, long hash, long statsHandle, long longKey, MemorySegment bytes, long offset,
+    private void promote(int shardIndex, long hash, long worker, long longKey, MemorySegment bytes, long offset,
                          long length, CharSequence chars) {
-        KeyShard shard = enter(shardId, statsHandle);
+        KeyShard shard = enter(shardIndex, worker);
         if (shard == null) {
             return;
         }
@@ -197,7 +200,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                     : shard.insertLong(hash, slot, longKey, count);
             long claimed = slot;
             slot = -1; // from here on settle() owns the claim
-            settle(shard, claimed, link, statsHandle);
+            settle(shard, claimed, link, worker);
         } finally {
             if (slot >= 0) {
                 // The key could not be copied (the exception propagates): give the claim back.
@@ -207,30 +210,31 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         }
     }
 
-    /** Shards shared, through the busy gate, by workers without an id of their own (see {@link #shardId}). */
+    /** Shards shared, through the busy gate, by workers without a shard of their own (see {@link #shardOf}). */
     private static final int OVERFLOW_SHARDS = 64;
 
     /**
-     * The caller's shard id: its worker id; or, for a worker whose id is past the last shard (more than 4,032
-     * live platform threads, or a virtual thread whose carrier is not visible because {@code jdk.internal.misc}
-     * is not exported), one of the last 64 ids, hashed. Such a shard has several owners in turn; the busy word
-     * still admits one at a time, so the owner-only rules hold per operation.
+     * The index of the shard of the worker whose id is {@code id} ({@link WorkerHandle#id}): the id itself; or,
+     * for an id past the last regular shard (more than 4,032 live platform threads, or a virtual thread whose
+     * carrier is not visible because {@code jdk.internal.misc} is not exported), one of the last 64 shards,
+     * hashed. Such a shard has several owners in turn; the busy word still admits one at a time, so the
+     * owner-only rules hold per operation.
      */
-    private int shardId(int workerId) {
+    private int shardOf(int id) {
         if (shardLimit > 0) {
-            return workerId % shardLimit;
+            return id % shardLimit;
         }
         int regular = ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS;
-        return workerId < regular ? workerId : regular + Math.floorMod(workerId * 0x9E3779B9, OVERFLOW_SHARDS);
+        return id < regular ? id : regular + Math.floorMod(id * 0x9E3779B9, OVERFLOW_SHARDS);
     }
 
-    private KeyShard enter(int id, long statsHandle) {
+    private KeyShard enter(int id, long worker) {
         KeyShard shard = shards.get(id);
         if (shard == null) {
             shard = create(id);
         }
         if (!shard.tryEnter()) {
-            stats.add(statsHandle, StatsLayout.PROMOTIONS_MISSED, 1);
+            stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
             return null;
         }
         return shard;
@@ -275,11 +279,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * Ends a promotion whose claim on {@code slot} holds the link lock: stores the link and clears the promoting
      * bit if the claim is intact, else takes the link back, clears the bit and deletes the stale entry.
      */
-    private void settle(KeyShard shard, long slot, long link, long statsHandle) {
+    private void settle(KeyShard shard, long slot, long link, long worker) {
         if (link == 0) {
             // The shard turned the key away (full of heavier keys).
             unclaim(slot);
-            stats.add(statsHandle, StatsLayout.PROMOTIONS_MISSED, 1);
+            stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
             return;
         }
         // Volatile store, then volatile re-read of the slot: see the class comment. The store cannot overwrite a
@@ -290,7 +294,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             if (TableLayout.tracked(word)) {
                 // Our claim is intact (with the promoting bit still set, no one else can have set the tracked bit).
                 if (table.casSlot(slot, word, word & ~TableLayout.PROMOTING)) {
-                    stats.add(statsHandle, StatsLayout.PROMOTIONS, 1);
+                    stats.add(worker, StatsLayout.PROMOTIONS, 1);
                     return;
                 }
             } else {
@@ -411,7 +415,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         HeavyHitter expelled = expelledKeys == null ? null : shard.readHeldKey(entry, TableLayout.count(oldWord));
         shard.push(entry);
         if (stats.recording()) {
-            stats.add(stats.currentHandle(), StatsLayout.HAND_OFFS, 1); // the worker lookup only when counting
+            stats.add(stats.currentWorker(), StatsLayout.HAND_OFFS, 1); // the worker lookup only when counting
         }
         if (expelled == null) {
             return false;
@@ -450,7 +454,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * wait-free (skips a busy shard).
      */
     public void drainCurrent() {
-        KeyShard shard = shards.get(shardId(Workers.id(Workers.current())));
+        KeyShard shard = shards.get(currentShard());
         if (shard != null && shard.tryEnter()) {
             try {
                 shard.drain();

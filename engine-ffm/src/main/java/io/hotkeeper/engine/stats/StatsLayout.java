@@ -18,8 +18,8 @@ import java.lang.foreign.ValueLayout;
  *  | promotions | promotionsMissed | handOffs | rng state | combined | weight | padding|
  *  +------------+------------------+----------+-----------+----------+--------+--------+
  *  rng state: the worker's xorshift64* state for approximate counting (not a counter; never summed).
- *  stripes 0 .. exclusive-1: one writer each (a platform thread's id); plain load + opaque store.
- *  stripes exclusive .. end: shared by tickets that several threads use; atomic getAndAdd.
+ *  stripes 0 .. exclusive-1: one per worker id (exclusive: plain load + opaque store; a carrier's: getAndAdd).
+ *  stripes exclusive .. end: shared by the workers past them (WorkerHandle); atomic getAndAdd.
  * </pre>
  */
 public final class StatsLayout {

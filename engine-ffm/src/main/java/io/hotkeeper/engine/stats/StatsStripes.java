@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.stats;
 
+import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.worker.Workers;
 
 import java.lang.foreign.Arena;
@@ -10,8 +11,8 @@ import java.lang.invoke.VarHandle;
 /**
  * Per-worker operation counters in native memory, summed on read. No counter is shared by all writers.
  *
- * <p>A <em>handle</em> names a stripe for one call: the stripe's byte offset, with bit 0 set when the stripe may
- * have several writers. Exclusive stripes are updated with a plain load and an opaque store (one writer; the
+ * <p>Each call names its stripe by the caller's worker, in the long form of a {@link WorkerHandle}: the stripe's
+ * byte offset, flagged when the stripe may have several writers. Exclusive stripes are updated with a plain load and an opaque store (one writer; the
  * opaque store is never torn and becomes visible to readers without a fence). Shared stripes use
  * {@code getAndAdd}. Readers use opaque loads: counts are exact once writers are quiescent and never torn, but
  * a read concurrent with updates is a sum of per-stripe values taken at slightly different moments.
@@ -21,13 +22,6 @@ import java.lang.invoke.VarHandle;
 public final class StatsStripes {
     /** Coordinates (MemorySegment, long byteOffset). */
     private static final VarHandle COUNTER = ValueLayout.JAVA_LONG.varHandle();
-    private static final long SHARED_BIT = 1L;
-    /**
-     * A handle that names no stripe: what an observation carries when nothing it does is per worker (stats off,
-     * shared or sharded salt, exact counting, one table). Code that needs a worker looks it up itself; a stripe
-     * access through this handle fails its bounds check instead of writing another worker's stripe.
-     */
-    public static final long NO_HANDLE = -1L;
 
     private final MemorySegment region;
     private final int exclusiveStripes;
@@ -100,16 +94,16 @@ public final class StatsStripes {
     }
 
     /**
-     * The next pseudo-random word of the stripe named by {@code handle} (xorshift64*). A racing pair of writers
+     * The next pseudo-random word of {@code worker}'s stripe (xorshift64*). A racing pair of writers
      * on a shared stripe may both return the same word: harmless, it only feeds unbiased coin flips.
      *
      * <p>Threads: any. Progress: wait-free.
      */
-    public long random(long handle) {
+    public long random(long worker) {
         if (region == null) {
             throw new IllegalStateException("no coins: these stripes only name workers (StatsStripes.namesOnly)");
         }
-        long offset = (handle & ~SHARED_BIT) + StatsLayout.RANDOM;
+        long offset = WorkerHandle.stripeOffset(worker) + StatsLayout.RANDOM;
         long x = (long) COUNTER.get(region, offset);
         x ^= x >>> 12;
         x ^= x << 25;
@@ -124,45 +118,32 @@ public final class StatsStripes {
         return (long) (exclusiveStripes + sharedStripes) * StatsLayout.STRIPE_BYTES;
     }
 
-    /** The handle for a worker ticket (see {@link Workers}). Threads: any. Progress: wait-free. */
-    public long handle(int ticket) {
-        int id = Workers.id(ticket);
-        if (!Workers.isShared(ticket) && id < exclusiveStripes) {
-            return StatsLayout.stripeOffset(id);
-        }
-        if (Workers.isShared(ticket) && id < exclusiveStripes) {
-            // A carrier's own stripe, written by its virtual threads in turn: atomic updates.
-            return StatsLayout.stripeOffset(id) | SHARED_BIT;
-        }
-        return StatsLayout.stripeOffset(exclusiveStripes + (id & sharedMask)) | SHARED_BIT;
-    }
-
-    /** The stripe index a handle names. Threads: any. Progress: wait-free. */
-    public static int stripe(long handle) {
-        return (int) ((handle & ~SHARED_BIT) / StatsLayout.STRIPE_BYTES);
-    }
-
-    /** Whether a handle names a stripe that several threads may write. Threads: any. Progress: wait-free. */
-    public static boolean isShared(long handle) {
-        return (handle & SHARED_BIT) != 0;
-    }
-
-    /** The calling thread's handle. Threads: any. Progress: wait-free after the thread's first call. */
-    public long currentHandle() {
-        return handle(Workers.current());
+    /**
+     * The handle of {@code worker} (an int from {@link Workers}) in these stripes: the long form the observe path
+     * carries. Threads: any. Progress: wait-free.
+     */
+    public long handleOf(int worker) {
+        return WorkerHandle.handle(worker, exclusiveStripes, sharedMask);
     }
 
     /**
-     * Adds {@code delta} to counter {@code counterOffset} (a {@link StatsLayout} constant) of the stripe named by
-     * {@code handle}. Threads: the handle's owner for an exclusive handle; any for a shared one. Progress:
-     * wait-free.
+     * The calling thread's worker, as a handle in these stripes. Threads: any. Progress: wait-free after the
+     * thread's first call.
      */
-    public void add(long handle, int counterOffset, long delta) {
+    public long currentWorker() {
+        return handleOf(Workers.current());
+    }
+
+    /**
+     * Adds {@code delta} to counter {@code counterOffset} (a {@link StatsLayout} constant) of {@code worker}'s
+     * stripe. Threads: the worker's thread for an exclusive worker; any for a shared one. Progress: wait-free.
+     */
+    public void add(long worker, int counterOffset, long delta) {
         if (!recording) {
             return; // stats are off: the observation path writes no counter
         }
-        long offset = (handle & ~SHARED_BIT) + counterOffset;
-        if ((handle & SHARED_BIT) == 0) {
+        long offset = WorkerHandle.stripeOffset(worker) + counterOffset;
+        if (!WorkerHandle.isShared(worker)) {
             // Single writer: plain load of our own last store; opaque store pairs with the readers' opaque loads.
             COUNTER.setOpaque(region, offset, (long) COUNTER.get(region, offset) + delta);
         } else {

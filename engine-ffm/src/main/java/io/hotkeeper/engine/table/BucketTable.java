@@ -216,10 +216,10 @@ public final class BucketTable {
      * Records {@code weight >= 1} occurrences of the key with hash {@code hash} and returns its estimate after
      * the update (0 if the key is not in the table afterwards).
      *
-     * <p>Threads: any; {@code statsHandle} from {@link StatsStripes#currentHandle()} of the calling thread.
+     * <p>Threads: any; {@code worker}: the calling thread's ({@link StatsStripes#currentWorker()}).
      * Progress: lock-free.
      */
-    public long observe(long hash, long weight, long statsHandle) {
+    public long observe(long hash, long weight, long worker) {
         // One pass, for the common cases: a refresh below saturation and approximate counting, a claim of the
         // lowest empty slot, or one lottery against the weakest occupant of the key's full candidate buckets.
         // Occupied slots form a prefix of a bucket (a claim always takes the lowest empty slot, and slots never
@@ -238,18 +238,18 @@ public final class BucketTable {
                 // Not in the bucket (occupied slots are a prefix): claim this, the lowest empty slot.
                 long count = Math.min(weight, MAX_COUNT);
                 if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
-                    stats.add(statsHandle, StatsLayout.CLAIMS, 1);
+                    stats.add(worker, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
-                return observeFull(hash, weight, statsHandle, false);
+                return observeFull(hash, weight, worker, false);
             }
             if (TableLayout.fingerprint(word) == fp) {
                 long next = TableLayout.count(word) + weight;
                 if (weight < fastLimit && next < fastLimit && casRelSlot(offset, word, word + weight)) {
-                    stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+                    stats.add(worker, StatsLayout.REFRESHES, 1);
                     return flags(word, next);
                 }
-                return observeFull(hash, weight, statsHandle, false);
+                return observeFull(hash, weight, worker, false);
             }
             if (s == 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
                 weakestOffset = offset;
@@ -268,18 +268,18 @@ public final class BucketTable {
                 if (word == 0) {
                     long count = Math.min(weight, MAX_COUNT);
                     if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
-                        stats.add(statsHandle, StatsLayout.CLAIMS, 1);
+                        stats.add(worker, StatsLayout.CLAIMS, 1);
                         return promoteIfAtFloor(count);
                     }
-                    return observeFull(hash, weight, statsHandle, false);
+                    return observeFull(hash, weight, worker, false);
                 }
                 if (TableLayout.fingerprint(word) == fp) {
                     long next = TableLayout.count(word) + weight;
                     if (weight < fastLimit && next < fastLimit && casRelSlot(offset, word, word + weight)) {
-                        stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+                        stats.add(worker, StatsLayout.REFRESHES, 1);
                         return flags(word, next);
                     }
-                    return observeFull(hash, weight, statsHandle, false);
+                    return observeFull(hash, weight, worker, false);
                 }
                 if (TableLayout.count(word) < TableLayout.count(weakestWord)) {
                     weakestOffset = offset;
@@ -288,8 +288,8 @@ public final class BucketTable {
             }
         }
         // Full candidates without the key: the lottery against the weakest occupant, from this one scan.
-        long result = challenge(weakestOffset, weakestWord, fp, TableLayout.spare(hash), weight, statsHandle);
-        return result >= 0 ? result : observeFull(hash, weight, statsHandle, false);
+        long result = challenge(weakestOffset, weakestWord, fp, TableLayout.spare(hash), weight, worker);
+        return result >= 0 ? result : observeFull(hash, weight, worker, false);
     }
 
     /**
@@ -314,15 +314,15 @@ public final class BucketTable {
      * replaying a slot word of another table (a snapshot merged into this one), which may sit in either bucket of
      * its key without telling which is the first. Threads: any. Progress: lock-free.
      */
-    public long observeAnywhere(long hash, long weight, long statsHandle) {
-        return observeFull(hash, weight, statsHandle, true);
+    public long observeAnywhere(long hash, long weight, long worker) {
+        return observeFull(hash, weight, worker, true);
     }
 
     /**
      * The full observation: all three phases, saturation, approximate counting, and the retry loops. With
      * {@code anywhere}, the second bucket is searched even when the first has room (see observeAnywhere).
      */
-    private long observeFull(long hash, long weight, long statsHandle, boolean anywhere) {
+    private long observeFull(long hash, long weight, long worker, boolean anywhere) {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
         long second = secondOffset(base, fp);
@@ -353,7 +353,7 @@ public final class BucketTable {
                         empty = offset;
                     }
                 } else if (TableLayout.fingerprint(word) == fp) {
-                    long result = refresh(offset, word, weight, statsHandle);
+                    long result = refresh(offset, word, weight, worker);
                     if (result >= 0) {
                         return result;
                     }
@@ -368,12 +368,12 @@ public final class BucketTable {
                 long count = Math.min(weight, MAX_COUNT);
                 // Release CAS 0 -> word: pairs with laSlot. Fails only if another thread claimed it.
                 if (casRelSlot(empty, 0L, TableLayout.word(fp, count))) {
-                    stats.add(statsHandle, StatsLayout.CLAIMS, 1);
+                    stats.add(worker, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
                 continue;
             }
-            long result = challenge(weakest, weakestWord, fp, TableLayout.spare(hash), weight, statsHandle);
+            long result = challenge(weakest, weakestWord, fp, TableLayout.spare(hash), weight, worker);
             if (result >= 0) {
                 return result;
             }
@@ -393,18 +393,18 @@ public final class BucketTable {
     }
 
     /** Phase 1. Returns the new count, or -1 if the CAS lost. */
-    private long refresh(long offset, long word, long weight, long statsHandle) {
+    private long refresh(long offset, long word, long weight, long worker) {
         long count = TableLayout.count(word);
         if (count == MAX_COUNT) {
             // Saturated: nothing changes, so nothing is written.
-            stats.add(statsHandle, StatsLayout.SATURATIONS, 1);
+            stats.add(worker, StatsLayout.SATURATIONS, 1);
             return flags(word, MAX_COUNT);
         }
         if (count >= approximateFrom && weight < count >>> approximateBits) {
             // Approximate counting: add 2^j with probability 2^-j; most refreshes of a hot key write nothing.
             int j = 64 - Long.numberOfLeadingZeros(count) - approximateBits;
-            long coin = stats.random(statsHandle);
-            stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+            long coin = stats.random(worker);
+            stats.add(worker, StatsLayout.REFRESHES, 1);
             if ((coin & ((1L << j) - 1)) != 0) {
                 return flags(word, count);
             }
@@ -429,9 +429,9 @@ public final class BucketTable {
         if (!casRelSlot(offset, word, (word & ~TableLayout.COUNT_MASK) | next)) {
             return -1;
         }
-        stats.add(statsHandle, StatsLayout.REFRESHES, 1);
+        stats.add(worker, StatsLayout.REFRESHES, 1);
         if (saturates) {
-            stats.add(statsHandle, StatsLayout.SATURATIONS, 1);
+            stats.add(worker, StatsLayout.SATURATIONS, 1);
         }
         return flags(word, next);
     }
@@ -456,14 +456,14 @@ public final class BucketTable {
      * Phase 3 against the slot at {@code offset} holding {@code victim}. Returns the challenger's estimate (0 when
      * it did not take the slot), or -1 if the CAS lost and the caller should scan again.
      */
-    private long challenge(long offset, long victim, long fp, long spare, long weight, long statsHandle) {
+    private long challenge(long offset, long victim, long fp, long spare, long weight, long worker) {
         long count = TableLayout.count(victim);
         long remaining = weight;
         long decrements = 0;
         long draws = 0;
         long taken = 0;
         while (true) {
-            long draw = lottery.draw(spare, salt.next(spare, statsHandle));
+            long draw = lottery.draw(spare, salt.next(spare, worker));
             draws++;
             long trials = weight == 1 ? (lottery.wins(draw, count) ? 1 : Long.MAX_VALUE)
                     : lottery.trialsToFirstWin(draw, count);
@@ -481,7 +481,7 @@ public final class BucketTable {
                 break;
             }
         }
-        stats.add(statsHandle, StatsLayout.EVICTION_ATTEMPTS, draws);
+        stats.add(worker, StatsLayout.EVICTION_ATTEMPTS, draws);
         if (decrements == 0) {
             return 0;
         }
@@ -489,7 +489,7 @@ public final class BucketTable {
             if (!casRelSlot(offset, victim, victim - decrements)) {
                 return -1;
             }
-            stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
+            stats.add(worker, StatsLayout.EVICTION_WINS, decrements);
             return 0;
         }
         // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
@@ -503,8 +503,8 @@ public final class BucketTable {
         if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken) | lock)) {
             return -1;
         }
-        stats.add(statsHandle, StatsLayout.EVICTION_WINS, decrements);
-        stats.add(statsHandle, StatsLayout.REPLACEMENTS, 1);
+        stats.add(worker, StatsLayout.EVICTION_WINS, decrements);
+        stats.add(worker, StatsLayout.REPLACEMENTS, 1);
         long expelled = 0;
         if (tracked && trackedSlots.replaced(offset, victim, !TableLayout.promoting(victim))) {
             expelled = EXPELLED;

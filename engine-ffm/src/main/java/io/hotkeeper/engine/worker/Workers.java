@@ -7,7 +7,8 @@ import java.lang.ref.Cleaner;
 import java.util.Arrays;
 
 /**
- * Small dense ids for the threads that write per-worker state (stats stripes, key shards).
+ * Hands out workers: small dense ids for the threads that write per-worker state (stats stripes, key shards,
+ * combiner blocks), encoded by {@link WorkerHandle}.
  *
  * <p>A platform thread gets an <em>exclusive</em> id at its first call: no other live thread holds it, so state
  * indexed by it has a single writer. The id is recorded with its thread, and once that thread has terminated the
@@ -18,19 +19,15 @@ import java.util.Arrays;
  * <p>A virtual thread is mapped to its <em>carrier</em> where the carrier is visible (the JVM was started with
  * {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}, or the engine module): it shares the carrier's
  * id, so 100,000 virtual threads on 2 carriers use 2 ids. Because several virtual threads take turns on one
- * carrier, such a ticket is flagged {@linkplain #isShared(int) shared}: writers must use atomic read-modify-write
- * on state indexed by it, which stays correct even if a virtual thread were unmounted in the middle of a call.
- * Where the carrier is not visible, a virtual thread gets a shared ticket hashed from its thread id.
+ * carrier, such a worker is flagged {@linkplain WorkerHandle#isShared(int) shared}: writers must use atomic
+ * read-modify-write on state indexed by it, which stays correct even if a virtual thread were unmounted in the
+ * middle of a call. Where the carrier is not visible, a virtual thread gets a shared worker hashed from its
+ * thread id ({@link WorkerHandle#hashed}).
  *
  * <p>Threads: any. Progress: wait-free after a thread's first call (a ThreadLocal read); the first call takes a
  * lock to allocate the id (blocking).
  */
 public final class Workers {
-    /** Set in a ticket whose id is used by several threads in turn (virtual threads). */
-    public static final int SHARED_FLAG = 1 << 30;
-    /** Mask of the id in a ticket. */
-    public static final int ID_MASK = SHARED_FLAG - 1;
-
     private static final Cleaner CLEANER = Cleaner.create();
     /** Guards {@link #holders}. */
     private static final Object LOCK = new Object();
@@ -129,14 +126,14 @@ public final class Workers {
     }
 
     /**
-     * The calling thread's ticket: an id in the low bits, {@link #SHARED_FLAG} when others may use the same id.
+     * The calling thread's worker: an id, flagged shared when others may use the same id ({@link WorkerHandle}).
      *
      * <p>Threads: any. Progress: wait-free after the thread's first call.
      */
     public static int current() {
         Thread t = Thread.currentThread();
         if (!t.isVirtual()) {
-            return PLATFORM.get().id;
+            return WorkerHandle.exclusive(PLATFORM.get().id);
         }
         return currentVirtual(t);
     }
@@ -151,19 +148,8 @@ public final class Workers {
                 CLEANER.register(token, new Release(token.id, marker));
                 carrier.set(token);
             }
-            return token.id | SHARED_FLAG;
+            return WorkerHandle.shared(token.id);
         }
-        long h = t.threadId() * 0x9e3779b97f4a7c15L;
-        return (int) (h >>> 40) & 0xFFFF | SHARED_FLAG | (1 << 29);
-    }
-
-    /** Whether {@code ticket} is used by several threads in turn. Threads: any. Progress: wait-free. */
-    public static boolean isShared(int ticket) {
-        return (ticket & SHARED_FLAG) != 0;
-    }
-
-    /** The id part of {@code ticket}. Threads: any. Progress: wait-free. */
-    public static int id(int ticket) {
-        return ticket & ID_MASK;
+        return WorkerHandle.hashed(t.threadId());
     }
 }

@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.salt;
 
+import io.hotkeeper.engine.worker.WorkerHandle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -82,11 +83,12 @@ class EvictionSaltTest {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int id = t;
-                // Threads 0 and 1 share stripe 0 (a carrier's virtual threads); 2 and 3 have their own.
-                long handle = SaltLayout.counterOffset(id < 2 ? 0 : id) | (id < 2 ? 1 : 0);
+                // Threads 0 and 1 are one shared worker (a carrier's virtual threads); 2 and 3 are exclusive.
+                long worker = WorkerHandle.handle(id < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(id),
+                        stripes - 1, 0);
                 workers.add(Thread.ofPlatform().start(() -> {
                     for (int i = 0; i < perThread; i++) {
-                        drawn[id][i] = salt.next(i, handle);
+                        drawn[id][i] = salt.next(i, worker);
                     }
                 }));
             }
@@ -99,9 +101,9 @@ class EvictionSaltTest {
             assertTrue(all[i] != all[i - 1], "salt value repeated: " + all[i]);
         }
         for (int t = 0; t < threads; t++) {
-            int stripe = t < 2 ? 0 : t;
+            int counter = t < 2 ? 0 : t;
             for (long v : drawn[t]) {
-                assertEquals(stripe, v % stripes);
+                assertEquals(counter, v % stripes);
             }
         }
     }

@@ -7,6 +7,8 @@ import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.Workers;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -147,7 +149,7 @@ class KeyShardsTest {
             long[] liveAfterReap = new long[1];
             Thread owner = Thread.ofPlatform().start(() -> {
                 keys.subList(0, 8).forEach(hk::observe);
-                ownerShard[0] = io.hotkeeper.engine.worker.Workers.id(io.hotkeeper.engine.worker.Workers.current());
+                ownerShard[0] = WorkerHandle.id(Workers.current());
                 promoted.countDown();
                 try {
                     evicted.await();

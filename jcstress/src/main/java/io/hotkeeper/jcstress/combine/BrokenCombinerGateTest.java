@@ -18,11 +18,11 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 
 /**
  * NEGATIVE CONTROL for {@link CombinerGateTest.TwoObservers}, not a test of Hotkeeper: the same block, key and
- * shared ticket, but each thread runs a copy of the combiner's pending increment (plain load, opaque store)
+ * shared worker, but each thread runs a copy of the combiner's pending increment (plain load, opaque store)
  * without taking the gate. Two threads inside at once lose an increment.
  */
 @JCStressTest
-@Description("NEGATIVE CONTROL: the pending increment without the gate loses units when two threads share a ticket")
+@Description("NEGATIVE CONTROL: the pending increment without the gate loses units when two threads share a worker")
 @Outcome(id = "(5, 6|6, 5), 1, 5, 6", expect = ACCEPTABLE, desc = "No overlap")
 @Outcome(id = "5, 5, 1, 4, 5", expect = ACCEPTABLE_INTERESTING,
         desc = "Both loaded pending 3 and both stored 4: a unit lost, what the gate prevents")

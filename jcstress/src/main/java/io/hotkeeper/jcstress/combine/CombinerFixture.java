@@ -4,8 +4,8 @@ import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.combine.HotKeyCombiners;
 import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
-import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 
@@ -20,8 +20,8 @@ import java.lang.foreign.MemorySegment;
  */
 class CombinerFixture {
     static final int ENTRIES = 16;
-    /** Stripe 0's handle with the shared bit: two virtual threads of one carrier taking turns on worker 0. */
-    static final long SHARED = StatsLayout.stripeOffset(0) | 1L;
+    /** Worker 0, shared: two virtual threads of one carrier taking turns on it. */
+    static final long SHARED = WorkerHandle.handle(WorkerHandle.shared(0), 2, 0);
     /** Keys in bucket 0 with distinct fingerprints (no eviction); K and L share a combiner set. */
     static final long K = CombinerVersusEstimateTest.hash(21, 3);
     static final long L = CombinerVersusEstimateTest.hash(22, 4);
@@ -44,9 +44,9 @@ class CombinerFixture {
         }, auto);
     }
 
-    /** Exclusive handle of worker {@code w}. */
+    /** Worker {@code w}, exclusive. */
     long owner(int w) {
-        return stats.handle(w);
+        return stats.handleOf(w);
     }
 
     /** table + pending: the estimate Hotkeeper reports (table read first, with acquire). */
@@ -59,10 +59,10 @@ class CombinerFixture {
         return CombinerLayout.setOffset(hash, ENTRIES / CombinerLayout.WAYS - 1);
     }
 
-    /** {@code n} observations of {@code hash} by {@code handle}, before the state is shared. */
-    void observe(long hash, long handle, int n) {
+    /** {@code n} observations of {@code hash} by {@code worker}, before the state is shared. */
+    void observe(long hash, long worker, int n) {
         for (int i = 0; i < n; i++) {
-            combiners.observe(hash, handle, table);
+            combiners.observe(hash, worker, table);
         }
     }
 

@@ -38,7 +38,7 @@ public final class CombinerFlushTest {
     }
 
     /**
-     * Worker 0 (exclusive ticket, threshold 4) has K at table 1 + pending 3 and flushes it going idle; another
+     * Worker 0 (exclusive, threshold 4) has K at table 1 + pending 3 and flushes it going idle; another
      * thread estimates K. r1: units flushed; r2: the estimate; r3: table + pending once quiet.
      */
     @JCStressTest

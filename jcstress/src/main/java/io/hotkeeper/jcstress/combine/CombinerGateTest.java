@@ -13,8 +13,8 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * The combiner's virtual-thread gate: threads sharing one worker ticket (a carrier's virtual threads, handle with
- * the shared bit) take a try-lock on their block before touching it, and bypass to the table when it is held.
+ * The combiner's virtual-thread gate: threads sharing one worker (a carrier's virtual threads, a worker flagged
+ * shared) take a try-lock on their block before touching it, and bypass to the table when it is held.
  *
  * <p>Protocol: {@code compareAndExchangeAcquire(GATE, 0, 1)} enters; {@code setRelease(GATE, 0)} leaves. The
  * acquire CAS pairs with the previous holder's release store, so a holder sees every entry write of the holder
@@ -31,7 +31,7 @@ public final class CombinerGateTest {
     private CombinerGateTest() {
     }
 
-    /** K: table 1, pending 3 (true count 4), through the shared handle. */
+    /** K: table 1, pending 3 (true count 4), through the shared worker. */
     static class Fixture extends CombinerFixture {
         Fixture() {
             super(16, false);
@@ -41,11 +41,11 @@ public final class CombinerGateTest {
     }
 
     /**
-     * Two holders of the shared ticket observe K. r1, r2: what each observe returned; r3: K's table count; r4:
+     * Two holders of the shared worker observe K. r1, r2: what each observe returned; r3: K's table count; r4:
      * K's pending count; r5: table + pending once quiet (the true count, 6).
      */
     @JCStressTest
-    @Description("Two threads of one shared ticket observe a combined key: at most one inside the block, no unit lost")
+    @Description("Two threads of one shared worker observe a combined key: at most one inside the block, no unit lost")
     @Outcome(id = "(5, 6|6, 5), 1, 5, 6", expect = ACCEPTABLE,
             desc = "The gate serialised them: both incremented pending in turn (3 -> 4 -> 5; each returns base 1 "
                     + "+ its pending)")
@@ -74,11 +74,11 @@ public final class CombinerGateTest {
     }
 
     /**
-     * One holder of the shared ticket flushes the block ({@code flushCurrent}, going idle) while another observes
+     * One holder of the shared worker flushes the block ({@code flushCurrent}, going idle) while another observes
      * K. r1: units flushed; r2: the observe's result; r3: table; r4: pending; r5: table + pending (true count 5).
      */
     @JCStressTest
-    @Description("flushCurrent and observe by two threads of one shared ticket: the gate keeps every unit")
+    @Description("flushCurrent and observe by two threads of one shared worker: the gate keeps every unit")
     @Outcome(id = "3, 5, 4, 1, 5", expect = ACCEPTABLE,
             desc = "Flush first (3 pending -> table 4), then the observe combined (pending 1)")
     @Outcome(id = "4, 5, 5, 0, 5", expect = ACCEPTABLE,

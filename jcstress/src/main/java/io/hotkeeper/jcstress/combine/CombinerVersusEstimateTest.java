@@ -59,7 +59,7 @@ public final class CombinerVersusEstimateTest {
                     new EvictionSalt(arena, 1), stats);
             this.combiners = new HotKeyCombiners(stats, 2, 16, (int) THRESHOLD, 1,
                     bytes -> arena.allocate(bytes, 128), false);
-            this.owner = stats.handle(0);
+            this.owner = stats.handleOf(0);
             // K: claimed (count 1) and admitted at once (admitFrom 1), then 3 observations pending: true count 4.
             for (int i = 0; i < 4; i++) {
                 combiners.observe(K, owner, table);

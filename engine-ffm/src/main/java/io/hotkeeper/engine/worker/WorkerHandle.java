@@ -1,0 +1,121 @@
+package io.hotkeeper.engine.worker;
+
+import io.hotkeeper.engine.stats.StatsLayout;
+
+/**
+ * The encoding of a worker: the identity of a thread (or of a carrier's virtual threads) that writes per-worker
+ * state. This class owns every bit of it; no other class masks, shifts or tests a worker.
+ *
+ * <p>A worker has two forms, both primitives passed in registers:
+ *
+ * <pre>
+ *  int worker, as {@link Workers#current()} hands it out
+ *   31  30  29                                                      0
+ *  +---+---+---------------------------------------------------------+
+ *  | 0 | S |                          id                             |
+ *  +---+---+---------------------------------------------------------+
+ *  S  (bit 30): shared: several threads use the id in turn (a carrier's virtual threads), so state indexed by
+ *               it is updated with atomic read-modify-write
+ *  id (bits 0..29): dense, below the peak number of live writers; an id hashed from a virtual thread's own id
+ *               (carrier not visible) has bit 29 set, so it lies past every exclusive stripe (and past every
+ *               regular key shard, unless a memory budget bounds the shards: they take ids modulo their count)
+ *
+ *  long worker handle, what the observe path carries: the worker placed in one stats geometry
+ *   63                                                         7 6           1   0
+ *  +------------------------------------------------------------+-------------+---+
+ *  |                        stripe index                        |      0      | S |
+ *  +------------------------------------------------------------+-------------+---+
+ *  bits 1..63: byte offset of the worker's stats stripe, stripe index * StatsLayout.STRIPE_BYTES (128)
+ *  S  (bit 0):  the stripe may have several writers (atomic updates)
+ *  NO_HANDLE = -1 (all bits set): no worker; negative, so it is distinct from every handle, and its stripe
+ *               offset (-2) fails any bounds check instead of writing another worker's stripe
+ * </pre>
+ *
+ * <p>A worker with an id below the number of exclusive stripes names its own stripe (the stripe index equals the
+ * id, shared only if the worker is); any other worker names one of the shared overflow stripes past them, picked
+ * by the low bits of its id. The rest of a worker's state follows: its key shard is picked by the id
+ * ({@code KeyShards}), its combiner block and its worker table by the stripe index ({@link #stripe}).
+ *
+ * <p>Every method is a static, allocation-free bit operation that the JIT inlines; all are wait-free and may be
+ * called from any thread.
+ */
+public final class WorkerHandle {
+    /** Set in an int worker whose id is used by several threads in turn (virtual threads). */
+    private static final int SHARED_FLAG = 1 << 30;
+    /** Mask of the id in an int worker. */
+    private static final int ID_MASK = SHARED_FLAG - 1;
+    /** Set in the id of a worker hashed from a virtual thread's id: past every exclusive stripe. */
+    private static final int HASHED_ID = 1 << 29;
+    /** Set in a handle whose stripe may have several writers. */
+    private static final long SHARED_BIT = 1L;
+
+    /**
+     * A handle that names no worker: what an observation carries when nothing it does is per worker (stats off,
+     * shared or sharded salt, exact counting, one table). Code that needs a worker looks it up itself.
+     */
+    public static final long NO_HANDLE = -1L;
+
+    private WorkerHandle() {
+    }
+
+    // ---- the int worker ----
+
+    /** The worker of a thread that alone uses {@code id}. */
+    public static int exclusive(int id) {
+        return id;
+    }
+
+    /** The worker of threads that use {@code id} in turn (a carrier's virtual threads). */
+    public static int shared(int id) {
+        return id | SHARED_FLAG;
+    }
+
+    /** The shared worker of a virtual thread whose carrier is not visible, hashed from its thread id. */
+    public static int hashed(long threadId) {
+        long h = threadId * 0x9e3779b97f4a7c15L;
+        return shared((int) (h >>> 40) & 0xFFFF | HASHED_ID);
+    }
+
+    /** The id part of {@code worker}. */
+    public static int id(int worker) {
+        return worker & ID_MASK;
+    }
+
+    /** Whether {@code worker} is used by several threads in turn. */
+    public static boolean isShared(int worker) {
+        return (worker & SHARED_FLAG) != 0;
+    }
+
+    // ---- the long worker handle ----
+
+    /**
+     * The handle of {@code worker} in a stats geometry of {@code exclusiveStripes} exclusive stripes followed by
+     * {@code sharedMask + 1} (a power of two) shared ones.
+     */
+    public static long handle(int worker, int exclusiveStripes, int sharedMask) {
+        int id = id(worker);
+        if (!isShared(worker) && id < exclusiveStripes) {
+            return StatsLayout.stripeOffset(id);
+        }
+        if (isShared(worker) && id < exclusiveStripes) {
+            // A carrier's own stripe, written by its virtual threads in turn: atomic updates.
+            return StatsLayout.stripeOffset(id) | SHARED_BIT;
+        }
+        return StatsLayout.stripeOffset(exclusiveStripes + (id & sharedMask)) | SHARED_BIT;
+    }
+
+    /** The byte offset of the stats stripe that {@code handle} names (of a salt counter, same geometry). */
+    public static long stripeOffset(long handle) {
+        return handle & ~SHARED_BIT;
+    }
+
+    /** The index of the stats stripe that {@code handle} names (and of its combiner block, its table). */
+    public static int stripe(long handle) {
+        return (int) (stripeOffset(handle) / StatsLayout.STRIPE_BYTES);
+    }
+
+    /** Whether the stripe that {@code handle} names may have several writers. */
+    public static boolean isShared(long handle) {
+        return (handle & SHARED_BIT) != 0;
+    }
+}
