@@ -59,6 +59,8 @@ public final class Evaluate {
     private boolean hotkeeperOnly;
     /** Candidate buckets per key of every Hotkeeper contender ({@code --candidate-buckets}, default 2). */
     private int candidateBuckets = Hotkeeper.DEFAULT_CANDIDATE_BUCKETS;
+    /** The lottery's base of every Hotkeeper contender ({@code --decay-base}; 0: the default). */
+    private double decayBase;
 
     private Evaluate(int k, String split) {
         this.k = k;
@@ -80,6 +82,7 @@ public final class Evaluate {
         boolean sweep = false;
         boolean hotkeeperOnly = false;
         int candidateBuckets = Hotkeeper.DEFAULT_CANDIDATE_BUCKETS;
+        double decayBase = 0;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -104,6 +107,7 @@ public final class Evaluate {
                     i--;
                 }
                 case "--candidate-buckets" -> candidateBuckets = Integer.parseInt(require(args[i], value));
+                case "--decay-base" -> decayBase = Double.parseDouble(require(args[i], value));
                 case "--hotkeeper-only" -> {
                     hotkeeperOnly = true;
                     i--;
@@ -117,7 +121,8 @@ public final class Evaluate {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
                         + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
-                        + " [--split memory|search] [--sweep-splits] [--hotkeeper-only] [--candidate-buckets 1|2]");
+                        + " [--split memory|search] [--sweep-splits] [--hotkeeper-only] [--candidate-buckets 1|2]"
+                        + " [--decay-base B]");
             }
             i++;
         }
@@ -128,6 +133,7 @@ public final class Evaluate {
         e.sweep = sweep;
         e.hotkeeperOnly = hotkeeperOnly;
         e.candidateBuckets = candidateBuckets;
+        e.decayBase = decayBase;
         System.out.printf(Locale.ROOT, "# Evaluate: k %d, budgets %s B total, threads %s, Hotkeeper split %s, %s, %d processors%n", k,
                 java.util.Arrays.toString(memories), java.util.Arrays.toString(threadCounts), split,
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
@@ -270,6 +276,9 @@ public final class Evaluate {
         if (split.equals("memory")) {
             HotkeeperBuilder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
                     .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).candidateBuckets(candidateBuckets);
+            if (decayBase > 0) {
+                b.decayBase(decayBase);
+            }
             try {
                 b.build().close();
                 return Contender.hotkeeper("Hotkeeper memory(" + budget + ")", b, budget, threads);

@@ -332,7 +332,8 @@ public final class HotkeeperBuilder {
 
     /**
      * The lottery's decay base b in [1.01, 1024]: an occupant with count c loses a draw with probability
-     * b^-c. 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's. Bases other than 2 use a
+     * b^-c. 2 (default) is the reference design; 1.08 is the HeavyKeeper paper's, and the more accurate at small
+     * budgets and on flat-topped streams, at no measured cost (docs/peers.md, "Decay base"). Bases other than 2 use a
      * table of about {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at 1.01); closer
      * to 1 that table grows without bound ({@link DecayLottery#MIN_BASE}).
      *

@@ -54,7 +54,8 @@ class PhasesTest {
     }
 
     private static Hotkeeper small() {
-        return Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).build();
+        // Base 2: the expected numbers of draws below are powers of two.
+        return Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).decayBase(2.0).build();
     }
 
     @Test
