@@ -872,8 +872,9 @@ public final class Hotkeeper implements AutoCloseable {
                 }
                 // Keys whose word sits in their second bucket are replayed last, once every first-bucket word is
                 // in: merged into an empty sketch, each word lands in the bucket it held in the snapshot.
-                List<SnapshotKey> seconds = new ArrayList<>();
-                List<Long> secondCounts = new ArrayList<>();
+                record Deferred(SnapshotKey key, long count) {
+                }
+                List<Deferred> seconds = new ArrayList<>();
                 for (int i = 0; i < snapshot.slotCount(); i++) {
                     long word = snapshot.slotWord(i);
                     if (word == 0) {
@@ -884,8 +885,7 @@ public final class Hotkeeper implements AutoCloseable {
                     long bucket = i / TableLayout.SLOTS_PER_BUCKET;
                     SnapshotKey key = located.get(geometry.locationAt(geometry.canonicalBucket(bucket, fp), fp));
                     if (key != null && geometry.bucket(key.location()) != bucket) {
-                        seconds.add(key);
-                        secondCounts.add(count);
+                        seconds.add(new Deferred(key, count));
                     } else if (key != null) {
                         observeArray(key.key(), 0, key.key().length, count, worker);
                     } else {
@@ -904,17 +904,19 @@ public final class Hotkeeper implements AutoCloseable {
                 }
                 // A second-bucket key waits for its first bucket to fill here (with another such key's word, it may
                 // be); what still waits when no key can go goes anyway.
+                // A first bucket is full iff its last slot is occupied (occupied slots are a prefix); this thread
+                // filled it itself, so the acquire load is only for other observers' claims.
                 boolean progress = true;
                 while (!seconds.isEmpty()) {
                     boolean stuck = !progress;
                     progress = false;
-                    for (int i = 0; i < seconds.size(); i++) {
-                        SnapshotKey key = seconds.get(i);
+                    for (java.util.Iterator<Deferred> it = seconds.iterator(); it.hasNext(); ) {
+                        Deferred d = it.next();
+                        SnapshotKey key = d.key();
                         if (stuck || table.laSlot(geometry.bucket(key.location()), TableLayout.SLOTS_PER_BUCKET - 1)
                                 != 0) {
-                            observeArray(key.key(), 0, key.key().length, secondCounts.get(i), worker);
-                            seconds.remove(i);
-                            secondCounts.remove(i--);
+                            observeArray(key.key(), 0, key.key().length, d.count(), worker);
+                            it.remove();
                             progress = true;
                             stuck = false;
                         }

@@ -239,12 +239,21 @@ final class Fixtures {
 
         /** Slots of the whole table whose fingerprint is {@code fp}. */
         int slotsHoldingAnywhere(long fp) {
-            int n = 0;
+            return (int) anywhere(fp, false);
+        }
+
+        /** Sum of the counts of all slots of the whole table whose fingerprint is {@code fp}. */
+        long countAnywhere(long fp) {
+            return anywhere(fp, true);
+        }
+
+        private long anywhere(long fp, boolean counts) {
+            long n = 0;
             for (long b = 0; b < table.bucketCount(); b++) {
                 for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
                     long word = table.laSlot(b, s);
                     if (word != 0 && TableLayout.fingerprint(word) == fp) {
-                        n++;
+                        n += counts ? TableLayout.count(word) : 1;
                     }
                 }
             }
