@@ -148,7 +148,7 @@ public class Phase3EvictBenchmark {
                 default -> throw new IllegalArgumentException(
                         "salt=" + salt + ": must be shared, sharded, perWorker or perThread");
             };
-            lottery = new DecayLottery(DecayLottery.DEFAULT_BASE, 0x5eed_5a17L);
+            lottery = new DecayLottery(DecayLottery.REFERENCE_BASE, 0x5eed_5a17L);
             segment = arena.allocate((long) TableLayout.BUCKET_BYTES << INDEX_BITS, TableLayout.TABLE_ALIGNMENT);
             // Fill through a view with a throw-away salt (putSlot writes the segment; the view is not kept).
             BucketTable filler = view(new EvictionSalt(arena, 1));

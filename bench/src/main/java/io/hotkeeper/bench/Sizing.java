@@ -81,7 +81,7 @@ public final class Sizing {
     /** Fairness ratios over 2^26 draws by 64 recurring challengers (LotteryFairness). */
     static double[] fairness(int shards) {
         try (Arena arena = Arena.ofConfined()) {
-            return io.hotkeeper.engine.lottery.LotteryFairness.ratios(new DecayLottery(2.0, 0x5eed),
+            return io.hotkeeper.engine.lottery.LotteryFairness.ratios(new DecayLottery(DecayLottery.REFERENCE_BASE, 0x5eed),
                     new EvictionSalt(arena, shards), KeyHasher.seeded(3), 1 << 26);
         }
     }

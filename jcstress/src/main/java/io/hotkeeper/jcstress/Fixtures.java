@@ -36,7 +36,7 @@ final class Fixtures {
      */
     static final long FILLER_COUNT = 100;
     /** The reference design's lottery (base 2), keyed from {@link #SEED}. Immutable, so shared by all states. */
-    static final DecayLottery LOTTERY = new DecayLottery(DecayLottery.DEFAULT_BASE, KeyHasher.splitMix(SEED));
+    static final DecayLottery LOTTERY = new DecayLottery(DecayLottery.REFERENCE_BASE, KeyHasher.splitMix(SEED));
 
     /** The fixtures' table geometry: the one hash-to-bucket mapping of the engine (TableGeometry). */
     static final TableGeometry GEOMETRY = TableGeometry.ofIndexBits(INDEX_BITS);

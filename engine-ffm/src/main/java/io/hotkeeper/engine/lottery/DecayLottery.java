@@ -6,11 +6,13 @@ import io.hotkeeper.engine.hash.KeyHasher;
  * The phase-3 eviction lottery: a challenger chips the weakest occupant of a full bucket down by one with
  * probability {@code b^-count}.
  *
- * <p>With the default base {@code b = 2} a draw wins iff it has at least {@code count} trailing zero bits, as in
- * the reference design. Any other base (the HeavyKeeper paper's 1.08; RedisBloom's {@code decay} d is
- * {@code b = 1/d}) uses a precomputed table of unsigned thresholds, {@code threshold[c] = floor(b^-c * 2^64)}:
- * a draw wins iff it is unsigned-below the threshold. Counts past the table's end (where {@code b^-c < 2^-64})
- * never lose to a challenger.
+ * <p>The default base is the HeavyKeeper paper's {@code b = 1.08} (RedisBloom's {@code decay} d is
+ * {@code b = 1/d}): it meets every accuracy target at equal memory where the reference design's 2 does not
+ * (docs/decisions/decay-base.md). Bases other than 2 use a table of unsigned thresholds,
+ * {@code threshold[c] = floor(b^-c * 2^64)}: a draw wins iff it is unsigned-below the threshold. Counts past the
+ * table's end (where {@code b^-c < 2^-64}) never lose to a challenger. The default base's table is built once per
+ * JVM and shared by every instance (577 entries); another base builds its own. With {@link #REFERENCE_BASE}
+ * {@code b = 2} a draw wins iff it has at least {@code count} trailing zero bits, with no table.
  *
  * <p>Threads: any; instances are immutable. Progress: wait-free.
  */
@@ -21,8 +23,10 @@ import io.hotkeeper.engine.hash.KeyHasher;
  * hash cannot precompute outcomes (docs/decisions/salt.md, docs/theory.md).
  */
 public final class DecayLottery {
-    /** The reference design's base. */
-    public static final double DEFAULT_BASE = 2.0;
+    /** The reference design's base: a draw wins iff it has at least {@code count} trailing zeros. */
+    public static final double REFERENCE_BASE = 2.0;
+    /** The default base, the HeavyKeeper paper's (docs/decisions/decay-base.md). */
+    public static final double DEFAULT_BASE = 1.08;
     /**
      * Smallest accepted base (inclusive). The threshold table has one entry per count c with
      * {@code b^-c * 2^64 >= 1}, about {@code 44.4 / ln b} of them: 4,459 entries (35 KiB) at 1.01, 577 at the
@@ -35,10 +39,12 @@ public final class DecayLottery {
     public static final double MAX_BASE = 1024.0;
 
     private static final double TWO_POW_64 = 0x1p64;
+    /** The default base's thresholds, immutable once built and shared by every instance using that base. */
+    private static final long[] DEFAULT_THRESHOLDS = thresholds(DEFAULT_BASE);
 
     private final double base;
     private final long drawKey;
-    /** Unsigned thresholds indexed by count, or {@code null} for base 2 (trailing-zeros test). */
+    /** Unsigned thresholds indexed by count (never written after construction), or {@code null} for base 2. */
     private final long[] thresholds;
 
     /**
@@ -50,7 +56,8 @@ public final class DecayLottery {
     public DecayLottery(double base, long drawKey) {
         this.base = checkBase(base);
         this.drawKey = drawKey;
-        this.thresholds = base == DEFAULT_BASE ? null : thresholds(base);
+        this.thresholds = base == REFERENCE_BASE ? null
+                : base == DEFAULT_BASE ? DEFAULT_THRESHOLDS : thresholds(base);
     }
 
     /**

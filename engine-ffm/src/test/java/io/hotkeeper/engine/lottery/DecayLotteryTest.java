@@ -25,7 +25,7 @@ class DecayLotteryTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 8})
     void winRateMatchesTwoToTheMinusCount(int shards) {
-        DecayLottery lottery = new DecayLottery(2.0, 99);
+        DecayLottery lottery = new DecayLottery(DecayLottery.REFERENCE_BASE, 99);
         double[] ratios;
         try (Arena arena = Arena.ofConfined()) {
             ratios = LotteryFairness.ratios(lottery, new EvictionSalt(arena, shards), KeyHasher.seeded(5), 1 << 25);
@@ -33,6 +33,25 @@ class DecayLotteryTest {
         for (int k = 1; k <= LotteryFairness.MAX_COUNT; k++) {
             assertTrue(Math.abs(ratios[k] - 1.0) <= 0.02, "k=" + k + " ratio=" + ratios[k]);
             assertTrue(lottery.wins(0L, k), "a draw of all zero bits beats every count up to 64");
+        }
+    }
+
+    /**
+     * The default base's draws, salted as in the table, against counts where its probabilities span four orders
+     * of magnitude (0.93 at 1, 4.5e-4 at 100): within 1 +- 0.03 in both salt modes.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 8})
+    void defaultBaseWinRateMatchesItsPromise(int shards) {
+        DecayLottery lottery = new DecayLottery(DecayLottery.DEFAULT_BASE, 99);
+        int[] counts = {1, 5, 10, 30, 60, 100};
+        double[] ratios;
+        try (Arena arena = Arena.ofConfined()) {
+            ratios = LotteryFairness.ratios(lottery, new EvictionSalt(arena, shards), KeyHasher.seeded(5), 1 << 24,
+                    counts);
+        }
+        for (int j = 0; j < counts.length; j++) {
+            assertTrue(Math.abs(ratios[j] - 1.0) <= 0.03, "count=" + counts[j] + " ratio=" + ratios[j]);
         }
     }
 
@@ -57,7 +76,7 @@ class DecayLotteryTest {
 
     @Test
     void geometricTrialsHaveTheRightMean() {
-        DecayLottery lottery = new DecayLottery(2.0, 1);
+        DecayLottery lottery = new DecayLottery(DecayLottery.REFERENCE_BASE, 1);
         var random = new java.util.SplittableRandom(9);
         for (int k : new int[] {1, 3, 10}) {
             double sum = 0;
@@ -69,6 +88,18 @@ class DecayLotteryTest {
             assertTrue(Math.abs(mean / Math.scalb(1.0, k) - 1.0) < 0.02, "k=" + k + " mean=" + mean);
         }
         assertEquals(Long.MAX_VALUE, lottery.trialsToFirstWin(123, 2000));
+        DecayLottery byDefault = new DecayLottery(DecayLottery.DEFAULT_BASE, 1);
+        for (int k : new int[] {1, 30, 60}) {
+            double sum = 0;
+            int n = 400_000;
+            for (int i = 0; i < n; i++) {
+                sum += byDefault.trialsToFirstWin(random.nextLong(), k);
+            }
+            double mean = sum / n;
+            double expected = Math.pow(DecayLottery.DEFAULT_BASE, k);
+            assertTrue(Math.abs(mean / expected - 1.0) < 0.02, "default base, k=" + k + " mean=" + mean);
+        }
+        assertEquals(Long.MAX_VALUE, byDefault.trialsToFirstWin(123, 577), "past the table's end");
     }
 
     @Test

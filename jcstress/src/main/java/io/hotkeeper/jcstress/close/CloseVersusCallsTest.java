@@ -1,6 +1,7 @@
 package io.hotkeeper.jcstress.close;
 
 import io.hotkeeper.engine.core.Internals;
+import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.SaltMode;
@@ -199,7 +200,7 @@ public final class CloseVersusCallsTest {
             t.run(() -> hk.tableBytes() == 4096);
             t.run(() -> hk.bucketCount() == 64);
             t.run(() -> hk.saltMode() == SaltMode.SHARED && hk.saltShards() == 1);
-            t.run(() -> hk.decayBase() == 2.0);
+            t.run(() -> hk.decayBase() == DecayLottery.DEFAULT_BASE);
             t.into(r);
         }
 

@@ -36,7 +36,7 @@ class CombinerFixture {
         Arena arena = Arena.ofAuto();
         stats = new StatsStripes(arena, 2, 1);
         table = new BucketTable(arena, CombinerVersusEstimateTest.INDEX_BITS,
-                new DecayLottery(DecayLottery.DEFAULT_BASE, 1), new EvictionSalt(arena, 1), stats);
+                new DecayLottery(DecayLottery.REFERENCE_BASE, 1), new EvictionSalt(arena, 1), stats);
         combiners = new HotKeyCombiners(stats, 2, ENTRIES, flushThreshold, 1, bytes -> {
             MemorySegment block = arena.allocate(bytes, CombinerLayout.ALIGNMENT);
             blocks[allocated++] = block;

@@ -55,7 +55,7 @@ public final class CombinerVersusEstimateTest {
         Fixture() {
             Arena arena = Arena.ofAuto();
             StatsStripes stats = new StatsStripes(arena, 2, 1);
-            this.table = new BucketTable(arena, INDEX_BITS, new DecayLottery(DecayLottery.DEFAULT_BASE, 1),
+            this.table = new BucketTable(arena, INDEX_BITS, new DecayLottery(DecayLottery.REFERENCE_BASE, 1),
                     new EvictionSalt(arena, 1), stats);
             this.combiners = new HotKeyCombiners(stats, 2, 16, (int) THRESHOLD, 1,
                     bytes -> arena.allocate(bytes, 128), false);
