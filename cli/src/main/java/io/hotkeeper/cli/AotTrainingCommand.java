@@ -19,10 +19,10 @@ import java.util.concurrent.Callable;
  * text keys to a temporary file, runs {@code top} on it in this process the ways people do (one and two threads,
  * every format, a field and a weight, standard input) with the results thrown away, and deletes the file. Two of
  * the runs use a small sketch, whose table fills: without them the profiles never see phase 3 or a full shard, and
- * a real run on a large input deoptimizes the observe path (measured: ingest of 3.1M keys 0.65-0.70 s before, 0.51-0.54 s
- * after; docs/cli.md). One {@code --help} loads every command, since a run that names its command registers only
- * that one. Hidden from the help: it prints nothing and is of no use by hand. Threads: the caller's, plus top's
- * workers.
+ * a real run on a large input deoptimizes the observe path (measured: ingest of 3.1M keys 0.65-0.70 s before,
+ * 0.51-0.54 s after; docs/cli.md). One {@code --help} loads every command, since a run that names its command
+ * registers only that one. Hidden from the help: it prints nothing and is of no use by hand. Threads: the
+ * caller's, plus top's workers.
  */
 @Command(name = "aot-training", hidden = true,
         description = "Runs top on a generated file to train the JDK's AOT cache (used by the launcher).")
