@@ -39,7 +39,10 @@ public final class DecayLottery {
     public static final double MAX_BASE = 1024.0;
 
     private static final double TWO_POW_64 = 0x1p64;
-    /** The default base's thresholds, immutable once built and shared by every instance using that base. */
+    /**
+     * The default base's thresholds, shared by every instance using that base: built in the class initializer, which
+     * publishes them to every thread (JLS 12.4.2), and never written again.
+     */
     private static final long[] DEFAULT_THRESHOLDS = thresholds(DEFAULT_BASE);
 
     private final double base;
