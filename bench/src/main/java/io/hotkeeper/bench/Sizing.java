@@ -19,7 +19,9 @@ import java.util.Map;
  *   <li>the fraction of observations that reach phase 3, measured from the stats, against the model
  *       {@code 1 - H(min(slots, n), s) / H(n, s)} (the stream mass outside the {@code slots} heaviest keys),
  *       with precision@100 of {@code topK}, per table size and skew;</li>
- *   <li>the lottery's fairness: won draws / (draws * 2^-k) for k = 1..10, shared and sharded salt.</li>
+ *   <li>the lottery's fairness under base 2 (the trailing-zeros draw): won draws / (draws * 2^-k) for
+ *       k = 1..10, shared and sharded salt (the default base's rates are a unit test:
+ *       {@code DecayLotteryTest.defaultBaseWinRateMatchesItsPromise}).</li>
  * </ol>
  * Run: {@code java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar io.hotkeeper.bench.Sizing}
  */
@@ -78,11 +80,12 @@ public final class Sizing {
         return h;
     }
 
-    /** Fairness ratios over 2^26 draws by 64 recurring challengers (LotteryFairness). */
+    /** Fairness ratios of base 2's draws (theory.md's table) over 2^26 draws by 64 recurring challengers. */
     static double[] fairness(int shards) {
         try (Arena arena = Arena.ofConfined()) {
-            return io.hotkeeper.engine.lottery.LotteryFairness.ratios(new DecayLottery(DecayLottery.REFERENCE_BASE, 0x5eed),
-                    new EvictionSalt(arena, shards), KeyHasher.seeded(3), 1 << 26);
+            DecayLottery lottery = new DecayLottery(DecayLottery.REFERENCE_BASE, 0x5eed);
+            return io.hotkeeper.engine.lottery.LotteryFairness.ratios(lottery, new EvictionSalt(arena, shards),
+                    KeyHasher.seeded(3), 1 << 26);
         }
     }
 }

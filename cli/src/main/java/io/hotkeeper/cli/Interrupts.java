@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * <p>Handlers are installed through {@code sun.misc.Signal} of the {@code jdk.unsupported} module, which every
  * JDK exports without flags; it is called reflectively so that compiling needs no internal API. Where it is
  * missing, {@link #install} returns an instance that installs nothing (the JVM's default: exit without a
- * result). Threads: any. Progress: lock-free.
+ * result). A signal this process inherited as ignored (nohup, a background job without job control) stays
+ * ignored: the JVM does not replace that disposition. Threads: any. Progress: lock-free.
  */
 final class Interrupts {
     private enum Phase { RUNNING, FINISHING, STOPPING }

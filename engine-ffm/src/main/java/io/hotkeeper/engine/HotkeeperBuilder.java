@@ -335,9 +335,9 @@ public final class HotkeeperBuilder {
      * b^-c. The default, 1.08, is the HeavyKeeper paper's: light occupants yield readily, which a flat-topped
      * stream or a small budget needs, while a count of 100 loses a draw with probability 4.5e-4 and a count past
      * 576 never does. 2 is the reference design's draw (a trailing-zeros test), whose precision@100 on
-     * flat-topped text at 16 KiB is 0.21-0.26 lower (docs/decisions/decay-base.md). Bases other than 2 and 1.08 build their own table of about
-     * {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at 1.01); closer to 1 that table
-     * grows without bound ({@link DecayLottery#MIN_BASE}).
+     * flat-topped text at 16 KiB is 0.21-0.26 lower (docs/decisions/decay-base.md). Bases other than 2 and 1.08
+     * build their own table of about {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at
+     * 1.01); closer to 1 that table grows without bound ({@link DecayLottery#MIN_BASE}).
      *
      * @throws IllegalArgumentException if {@code decayBase} is outside [1.01, 1024] or NaN; the same check as
      *         {@link DecayLottery#checkBase(double)}
