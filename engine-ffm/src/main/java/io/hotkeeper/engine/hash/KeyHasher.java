@@ -133,11 +133,32 @@ public final class KeyHasher {
         for (; i + Long.BYTES <= end; i += Long.BYTES) {
             h = absorb(h, key.get(SEGMENT_LONG_LE, i));
         }
-        long tail = 0;
-        for (int shift = 0; i < end; i++, shift += 8) {
-            tail |= (key.get(ValueLayout.JAVA_BYTE, i) & 0xFFL) << shift;
+        return finish(h, tail(key, i, end), length);
+    }
+
+    /**
+     * The {@code end - from < 8} bytes {@code key[from, end)} as a little-endian word: with one 8-byte load
+     * wherever the segment has 8 bytes around them (a word that ends at {@code end}, shifted, or one that starts
+     * at {@code from}, masked), else byte by byte. The same value as the byte loop: the bytes outside the range
+     * are shifted or masked away. Measured (CliIngestBenchmark.hash less .scan, 15-byte keys from a mapped file):
+     * 7.0 ns a key with the byte loop, 3.5 ns with the load (docs/performance.md).
+     */
+    private static long tail(MemorySegment key, long from, long end) {
+        int bits = (int) (end - from) << 3;
+        if (bits == 0) {
+            return 0;
         }
-        return finish(h, tail, length);
+        if (end >= Long.BYTES) {
+            return key.get(SEGMENT_LONG_LE, end - Long.BYTES) >>> (64 - bits);
+        }
+        if (from + Long.BYTES <= key.byteSize()) {
+            return key.get(SEGMENT_LONG_LE, from) & ((1L << bits) - 1);
+        }
+        long tail = 0;
+        for (int shift = 0; from < end; from++, shift += 8) {
+            tail |= (key.get(ValueLayout.JAVA_BYTE, from) & 0xFFL) << shift;
+        }
+        return tail;
     }
 
     /**
