@@ -17,12 +17,14 @@ import java.util.concurrent.Callable;
  * {@code hotkeeper aot-training}: the workload the launcher runs once under {@code -XX:AOTCacheOutput} to build
  * the JDK's AOT cache (JEP 483/514/515: classes loaded and linked ahead, method profiles). It writes a Zipf file of
  * text keys to a temporary file, runs {@code top} on it in this process the ways people do (one and two threads,
- * every format, a field and a weight, standard input) with the results thrown away, and deletes the file. Two of
- * the runs use a small sketch, whose table fills: without them the profiles never see phase 3 or a full shard, and
- * a real run on a large input deoptimizes the observe path (measured: ingest of 3.1M keys 0.65-0.70 s before,
- * 0.51-0.54 s after; docs/cli.md). One {@code --help} loads every command, since a run that names its command
- * registers only that one. Hidden from the help: it prints nothing and is of no use by hand. Threads: the
- * caller's, plus top's workers.
+ * every format, a field and a weight, standard input) with the results thrown away, and deletes the file. The
+ * first four runs use small sketches, whose tables fill: without them the profiles never see phase 3 or a full
+ * shard, and a real run on a large input deoptimizes the observe path (measured: ingest of 3.1M keys 0.65-0.70 s
+ * before, 0.51-0.54 s after; docs/cli.md). They come first, and the first fills within a few thousand lines, so
+ * that the JIT compiles the observe path from a profile that has seen every phase (a cache whose training began
+ * with the 4 MiB sketch missed the second bucket once in five trainings; docs/cli.md, "Cold runs"). One
+ * {@code --help} loads every command, since a run that names its command registers only that one. Hidden from
+ * the help: it prints nothing and is of no use by hand. Threads: the caller's, plus top's workers.
  */
 @Command(name = "aot-training", hidden = true,
         description = "Runs top on a generated file to train the JDK's AOT cache (used by the launcher).")
@@ -43,9 +45,11 @@ final class AotTrainingCommand implements Callable<Integer> {
             Path fields = Files.write(dir.resolve("weighted.txt"), weighted);
             String f = file.toString();
             List<String[]> runs = List.of(
-                    new String[] {"top", "-k", "20", f},
+                    new String[] {"top", "-k", "20", "--memory", "64k", f},
+                    new String[] {"top", "--threads", "2", "-k", "20", "--memory", "64k", f},
                     new String[] {"top", "-k", "20", "--memory", "256k", f},
                     new String[] {"top", "--threads", "2", "-k", "20", "--memory", "256k", f},
+                    new String[] {"top", "-k", "20", f},
                     new String[] {"top", "--threads", "2", "-k", "20", "--format", "tsv", f},
                     new String[] {"top", "--format", "json", "--stats", f},
                     new String[] {"top", "--threads", "2", "--field", "1", "--weight-field", "2", "-d", " ",

@@ -75,6 +75,40 @@ class LineScannerTest {
     }
 
     @Test
+    void linesAcrossSlicesAreCountedOnceInBothLoops() {
+        // Lines of up to 3,000 bytes and one longer than a slice, so lines start just before, at and after every
+        // slice limit; the last line has no LF. Whole lines (one loop) and a field of the line (the other).
+        Random random = new Random(11);
+        StringBuilder text = new StringBuilder();
+        int[] counts = new int[10];
+        int lines = 0;
+        while (text.length() < 5 * LineScanner.SLICE) {
+            int key = random.nextInt(counts.length);
+            int pad = lines == 40 ? (int) LineScanner.SLICE + 100 : random.nextInt(3000);
+            text.append("key").append(key).append('\t').append("p".repeat(pad)).append(lines % 7 == 0 ? "\r\n" : "\n");
+            counts[key]++;
+            lines++;
+        }
+        text.append("key0\tlast");
+        counts[0]++;
+        lines++;
+        MemorySegment s = seg(text.toString());
+        try (Hotkeeper whole = sketch(); Hotkeeper field = sketch()) {
+            LineScanner wholeLines = new LineScanner(whole, 0, (byte) '\t', 1 << 20, 1 << 20);
+            LineScanner fields = new LineScanner(field, 1, (byte) '\t', 1 << 20, 256);
+            wholeLines.scan(s, 0, s.byteSize());
+            fields.scan(s, 0, s.byteSize());
+            assertEquals(lines, wholeLines.tally.keys);
+            assertEquals(lines, fields.tally.keys);
+            assertEquals(0, wholeLines.tally.skipped() + fields.tally.skipped());
+            for (int key = 0; key < counts.length; key++) {
+                assertEquals(counts[key], field.estimate("key" + key), "key" + key);
+            }
+            assertEquals(1, whole.estimate("key0\tlast"));
+        }
+    }
+
+    @Test
     void rangesCoverTheFileAndEndAfterNewlines() {
         StringBuilder text = new StringBuilder();
         Random random = new Random(5);
