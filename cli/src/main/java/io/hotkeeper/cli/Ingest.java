@@ -289,7 +289,6 @@ final class Ingest implements AutoCloseable {
         }
     }
 
-    /** The ranges {@link #cut} makes, as {start, end} pairs (for tests). */
     /**
      * The same bytes as {@code mapping}, as a plain native segment of the same arena (unmapped when it closes):
      * mapped files and stream blocks then reach the scanner and the sketch as one segment class (see runStream).
@@ -300,6 +299,7 @@ final class Ingest implements AutoCloseable {
         return MemorySegment.ofAddress(mapping.address()).reinterpret(mapping.byteSize(), arena, null);
     }
 
+    /** The ranges {@link #cut} makes, as {start, end} pairs (for tests). */
     static List<long[]> cutPoints(MemorySegment segment, int threads) {
         List<Range> ranges = new ArrayList<>();
         cut(null, segment, threads, ranges);

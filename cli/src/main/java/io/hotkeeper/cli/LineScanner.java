@@ -22,7 +22,10 @@ final class LineScanner {
     private static final long HIGHS = 0x8080808080808080L;
     private static final long NEWLINES = ONES * '\n';
 
-    /** Bytes of one {@link #scanLines} call (lines are not split: the last one may run past it). */
+    /**
+     * Bytes of one {@link #scanKeys} or {@link #scanLines} call: the lines that start within it (the last one may
+     * run past it; lines are never split).
+     */
     static final long SLICE = 64 << 10;
 
     private final Hotkeeper hk;
