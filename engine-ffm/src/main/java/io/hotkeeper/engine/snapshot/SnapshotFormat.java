@@ -364,8 +364,9 @@ final class SnapshotFormat {
         if (keyCount < 0 || keyCount > MAX_KEYS) {
             throw bad("keyCount=" + Integer.toUnsignedString(keyCount) + ": must be in 0.." + MAX_KEYS);
         }
-        if (!(decayBase >= DecayLottery.MIN_BASE && decayBase <= 1024)) {
-            throw bad("decayBase=" + decayBase + ": must be in [" + DecayLottery.MIN_BASE + ", 1024]");
+        if (!(decayBase >= DecayLottery.MIN_BASE && decayBase <= DecayLottery.MAX_BASE)) {
+            throw bad("decayBase=" + decayBase + ": must be in [" + DecayLottery.MIN_BASE + ", "
+                    + (long) DecayLottery.MAX_BASE + "]");
         }
         if (totalWeight < 0) {
             throw bad("totalWeight=" + Long.toUnsignedString(totalWeight) + ": must be >= 0");
