@@ -348,6 +348,9 @@ final class Ingest implements AutoCloseable {
             try (Arena own = Arena.ofShared()) {
                 MemorySegment buffer = own.allocate(BLOCK);
                 for (Block b = queue.take(); b != END; b = queue.take()) {
+                    // Reusing the buffer for the next block is safe: scan observes every key before it returns,
+                    // the sketch copies a promoted key's bytes into its shard, and the tally keeps offsets, so
+                    // nothing refers to the buffer's bytes once scan has returned.
                     if (b.length() > buffer.byteSize()) {
                         buffer = own.allocate(b.length()); // a long line grew the block; freed with the arena
                     }

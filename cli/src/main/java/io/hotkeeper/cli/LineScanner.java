@@ -175,8 +175,8 @@ final class LineScanner {
         return end > start && seg.get(ValueLayout.JAVA_BYTE, end - 1) == '\r' ? end - 1 : end;
     }
 
-    /** One line {@code [start, end)}, LF excluded. */
-    void line(MemorySegment seg, long start, long end) {
+    /** One line {@code [start, end)}, LF excluded, keyed by a field, weighted or not. */
+    private void line(MemorySegment seg, long start, long end) {
         end = withoutCr(seg, start, end);
         if (end - start > maxLineBytes) {
             tally.tooLong++;
