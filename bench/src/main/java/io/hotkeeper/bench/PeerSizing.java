@@ -23,7 +23,7 @@ package io.hotkeeper.bench;
  *       3,996 buckets per array; 16 KiB: 924; 8 KiB: 412.</li>
  * </ul>
  */
-final class PeerSizing {
+public final class PeerSizing {
     /** Bytes per slot of DataSketches' reverse-purge long map: long key + long value + short state. */
     static final int DATASKETCHES_BYTES_PER_SLOT = 18;
     /** Bytes charged per Space-Saving counter. */
@@ -35,7 +35,7 @@ final class PeerSizing {
     }
 
     /** DataSketches {@code maxMapSize}: largest power of two with 18 bytes per slot within the budget (min 8). */
-    static int dataSketchesMaxMapSize(long budget) {
+    public static int dataSketchesMaxMapSize(long budget) {
         long slots = budget / DATASKETCHES_BYTES_PER_SLOT;
         return (int) Math.max(8, Long.highestOneBit(slots));
     }

@@ -1,10 +1,14 @@
 package io.hotkeeper.cli;
 
+import io.hotkeeper.bench.PeerSizing;
+import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.workload.ZipfKeys;
+
+import org.apache.datasketches.frequencies.FrequentLongsSketch;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -44,6 +48,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code scan}: the newlines found eight bytes at a time ({@link LineScanner#indexOfNewline}) over the
  *       mapping, nothing else.</li>
  *   <li>{@code hash}: the same plus the engine's {@code KeyHasher.hash(segment, offset, length)} of every line.</li>
+ *   <li>{@code peerDataSketches}: the same plus DataSketches' {@code FrequentLongsSketch} update of each hash,
+ *       at the same budget: the peer's cost for the same lines.</li>
  *   <li>{@code ingest}: what {@code top} runs: {@link Ingest} maps the file, cuts it into line-aligned ranges and
  *       its {@code threads} workers observe every line into a sketch built as the CLI builds it (4 MiB, k 100,
  *       256-byte keys, the fixed seed; a table per thread unless {@code sharedTable}), fresh for each pass.</li>
@@ -51,6 +57,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -jar bench/target/benchmarks.jar CliIngestBenchmark -p threads=1,2 -p sharedTable=false,true
+ * java -jar bench/target/benchmarks.jar 'CliIngestBenchmark.ingest$' -p keyShards=true,false -p candidates=2,1
  * </pre>
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -62,6 +69,8 @@ import java.util.concurrent.TimeUnit;
 public class CliIngestBenchmark {
     /** Lines of the file. */
     public static final int LINES = 3_125_000;
+    /** The sketch's memory budget, the CLI's default ({@code --memory 4m}); the peer gets the same. */
+    public static final long SKETCH_BYTES = 4L << 20;
 
     /** The file, mapped, and a fresh sketch per pass. */
     @State(Scope.Benchmark)
@@ -72,11 +81,20 @@ public class CliIngestBenchmark {
         @Param({"false"})
         public boolean sharedTable;
 
+        /** Candidate buckets per key (the default 2, or 1): what the second bucket costs this stream. */
+        @Param({"2"})
+        public int candidates;
+
+        /** Whether the sketch keeps the real keys of its tracked entries (the CLI's sketch does). */
+        @Param({"true"})
+        public boolean keyShards;
+
         Path path;
         Arena arena;
         MemorySegment mapped;
         KeyHasher hasher;
         Hotkeeper sketch;
+        FrequentLongsSketch peer;
 
         @Setup(Level.Trial)
         public void write() throws IOException {
@@ -91,12 +109,17 @@ public class CliIngestBenchmark {
 
         @Setup(Level.Invocation)
         public void freshSketch() {
-            HotkeeperBuilder b = Hotkeeper.builder().seed(TopCommand.DEFAULT_SEED).memory(4L << 20)
-                    .expectedThreads(threads).k(100).maxKeyBytes(TopCommand.DEFAULT_MAX_KEY_BYTES);
+            HotkeeperBuilder b = Hotkeeper.builder().seed(TopCommand.DEFAULT_SEED).memory(SKETCH_BYTES)
+                    .expectedThreads(threads).k(100).candidateBuckets(candidates);
+            b = keyShards ? b.maxKeyBytes(TopCommand.DEFAULT_MAX_KEY_BYTES) : b.keyShards(false);
             if (threads > 1 && !sharedTable) {
                 b.partitioning(Partitioning.perWorker(Integer.highestOneBit(threads)));
             }
+            if (threads == 1) {
+                b.combining(CombiningMode.OFF); // as TopCommand: one writer, nothing to combine
+            }
             sketch = b.build();
+            peer = new FrequentLongsSketch(PeerSizing.dataSketchesMaxMapSize(SKETCH_BYTES));
         }
 
         @TearDown(Level.Invocation)
@@ -137,13 +160,32 @@ public class CliIngestBenchmark {
         return sum;
     }
 
+    /**
+     * The same scan and hash as {@link #hash}, each hash counted by DataSketches' {@code FrequentLongsSketch}
+     * (Misra-Gries) sized to the same budget ({@link PeerSizing}), fresh for each pass: the fastest one-thread
+     * heavy-hitter peer of docs/performance.md, doing less than {@link #ingest} (one thread only, no top-k
+     * readable while it runs, the 64-bit hash instead of the key).
+     */
+    @Benchmark
+    public long peerDataSketches(File f) {
+        MemorySegment seg = f.mapped;
+        long end = seg.byteSize();
+        FrequentLongsSketch peer = f.peer;
+        for (long pos = 0; pos < end; ) {
+            long nl = LineScanner.indexOfNewline(seg, pos, end);
+            peer.update(f.hasher.hash(seg, pos, nl - pos));
+            pos = nl + 1;
+        }
+        return peer.getStreamLength();
+    }
+
     @Benchmark
     public long ingest(File f) throws InterruptedException {
         try (Ingest ingest = Ingest.open(List.of(f.path.toString()), () -> {
             throw new IllegalStateException("no standard input here");
         })) {
             Progress none = new Progress(new PrintWriter(new StringWriter()), ingest.mappedBytes(), false);
-            long maxKey = f.sketch.info().maxKeyBytes();
+            long maxKey = f.keyShards ? f.sketch.info().maxKeyBytes() : Integer.MAX_VALUE;
             Tally t = ingest.run(f.sketch, f.threads,
                     () -> new LineScanner(f.sketch, 0, Splitter.single((byte) '\t'), 0, 1 << 20, maxKey), none);
             if (t.keys != LINES) {

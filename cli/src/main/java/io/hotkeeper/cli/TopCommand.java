@@ -1,10 +1,11 @@
 package io.hotkeeper.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hotkeeper.engine.Partitioning;
+import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.SaltMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -188,6 +189,12 @@ final class TopCommand implements Callable<Integer> {
         if (tables > 1) {
             // Each ingest thread writes its own table: no line moves between cores.
             builder.partitioning(Partitioning.perWorker(tables));
+        }
+        if (threads <= 1) {
+            // One ingest thread writes the table: no line is shared, so hot-key combining could only cost (its
+            // blocks out of the budget, a thread check on every hot result). Measured, warm, one thread:
+            // CliIngestBenchmark.ingest 190 -> 178-180 ms a pass (docs/cli.md).
+            builder.combining(CombiningMode.OFF);
         }
         configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
@@ -373,6 +380,7 @@ final class TopCommand implements Callable<Integer> {
         s.put("minCount", info.promotionFloor());
         s.put("saltMode", info.saltMode().name().toLowerCase(Locale.ROOT));
         s.put("saltShards", info.saltShards());
+        s.put("combining", info.combining().name().toLowerCase(Locale.ROOT));
         return s;
     }
 }

@@ -205,6 +205,8 @@ class TopCommandTest {
             JsonNode s = JSON.readTree(r.err());
             assertEquals(c[1], s.get("tables").asInt(), r.err());
             assertEquals(c[1] == 1 ? "shared" : "per_worker", s.get("saltMode").asText(), r.err());
+            // Every table has one writer (one thread, or a table per thread): nothing to combine.
+            assertEquals("off", s.get("combining").asText(), r.err());
             assertTrue(s.get("nativeBytes").asLong() <= s.get("memoryBudget").asLong(), r.err());
             assertEquals(total, s.get("keys").asLong());
             if (first == null) {
@@ -217,6 +219,7 @@ class TopCommandTest {
         JsonNode s = JSON.readTree(shared.err());
         assertEquals(1, s.get("tables").asInt(), shared.err());
         assertEquals("shared", s.get("saltMode").asText(), shared.err());
+        assertEquals("auto", s.get("combining").asText(), shared.err()); // two threads may write one table
         assertEquals(first, shared.lines());
     }
 
