@@ -50,8 +50,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code hash}: the same plus the engine's {@code KeyHasher.hash(segment, offset, length)} of every line.</li>
  *   <li>{@code peerDataSketches}: the same plus DataSketches' {@code FrequentLongsSketch} update of each hash,
  *       at the same budget: the peer's cost for the same lines.</li>
- *   <li>{@code ingest}: what {@code top} runs: {@link Ingest} maps the file, cuts it into line-aligned ranges and
- *       its {@code threads} workers observe every line into a sketch built as the CLI builds it (4 MiB, k 100,
+ *   <li>{@code ingest}: what {@code top} runs: {@link Ingest} cuts the file into line-aligned ranges, its
+ *       {@code threads} workers read them into their own buffers and observe every line into a sketch built as
+ *       the CLI builds it (4 MiB, k 100,
  *       256-byte keys, the fixed seed; a table per thread unless {@code sharedTable}), fresh for each pass.</li>
  * </ul>
  *
@@ -100,6 +101,11 @@ public class CliIngestBenchmark {
         public void write() throws IOException {
             path = Files.createTempFile("hotkeeper-cli-ingest-", ".txt");
             Files.write(path, zipfText(LINES, 1_000_000, 42));
+            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                // Written back before any pass: the kernel's write-back of a fresh 50 MB file otherwise competes
+                // with the first passes for the 2 CPUs (measured: forks at 120-130 or 200-245 ms a pass at random).
+                ch.force(true);
+            }
             arena = Arena.ofShared();
             try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
                 mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);

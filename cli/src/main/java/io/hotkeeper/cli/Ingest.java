@@ -26,8 +26,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Feeds every line of the inputs to the sketch. Regular files are memory-mapped and cut into byte ranges at line
- * boundaries, which the worker threads take from a shared list; keys are hashed straight from the mapping.
+ * Feeds every line of the inputs to the sketch. Regular files are cut into byte ranges at line boundaries (found in
+ * a memory mapping of the file), which the worker threads take from a shared list and read into buffers of their
+ * own ({@link RangeReader}); keys are hashed straight from those buffers.
  * Standard input and other streams (pipes, devices) are read by the calling thread in blocks that end at a line
  * boundary, handed to the workers through a bounded queue. Threads: one caller. Progress: blocking.
  *
@@ -222,10 +223,11 @@ final class Ingest implements AutoCloseable {
                 total.add(runRanges(sources, ranges, threads, scanners, progress));
                 resolveLine(total, whole);
             } catch (InternalError e) {
-                // A fault that surfaced in a worker past its catch (see runRanges): no likely file.
+                // A fault reading the mapping to number the line of a first bad weight (resolveLine): the file
+                // shrank meanwhile, or an I/O error.
                 throw Truncation.fault(null, sources, e);
             }
-            // Every mapped byte has been read (join): a file shorter now may have been read in part as zeros.
+            // Every range has been read (join): a file may have shrunk after its bytes were read.
             for (Source s : sources) {
                 if (s.mapped()) {
                     Truncation.checkSize(s);
@@ -290,10 +292,10 @@ final class Ingest implements AutoCloseable {
     }
 
     /**
-     * The same bytes as {@code mapping}, as a plain native segment of the same arena (unmapped when it closes):
-     * mapped files and stream blocks then reach the scanner and the sketch as one segment class (see runStream).
-     * With the mapping's own class beside the blocks' one, the JIT's code for the scan loop trapped at its entry
-     * (-Xlog:deoptimization: "profile_predicate", two to six times a run); with one class, never.
+     * The same bytes as {@code mapping}, as a plain native segment of the same arena (unmapped when it closes): the
+     * newline search then sees one segment class, whether it finds cut points in a mapping or lines in a worker's
+     * buffer (see runStream). With the mapping's own class beside the buffers' one, the JIT's code for the scan
+     * loop trapped at its entry (-Xlog:deoptimization: "profile_predicate", two to six times a run).
      */
     private MemorySegment plainView(MemorySegment mapping) {
         return MemorySegment.ofAddress(mapping.address()).reinterpret(mapping.byteSize(), arena, null);
@@ -310,24 +312,20 @@ final class Ingest implements AutoCloseable {
                                    Supplier<LineScanner> scanners, Progress progress) throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         Workers workers = new Workers(Math.min(threads, ranges.size()), scanners, scanner -> {
-            Range r = null;
-            try {
+            // Each range is read into this worker's buffer, not scanned in the mapping (see RangeReader).
+            try (RangeReader reader = new RangeReader(scanner)) {
                 for (int i = next.getAndIncrement(); i < ranges.size(); i = next.getAndIncrement()) {
-                    r = ranges.get(i);
-                    scanner.scan(r.segment(), r.start(), r.end(), sources.indexOf(r.source()), 0, -1);
+                    Range r = ranges.get(i);
+                    reader.read(r.source(), sources.indexOf(r.source()), r.start(), r.end());
                     scanner.tally.bytes += r.end() - r.start();
                     progress.advance(r.end() - r.start());
                 }
-            } catch (InternalError e) {
-                // A mapped page faulted (SIGBUS: its file shrank, or an I/O error), in the scanner or in the
-                // sketch hashing a key from the mapping. From compiled code the error surfaces at a later
-                // safepoint poll, which may already lie past range r: r's file is only the likely one, and
-                // Truncation names whichever file did shrink. No other range is handed out (the run fails):
-                // the volatile set is seen by every later getAndIncrement, so the other workers stop after the
-                // range they hold instead of reading, or faulting on, the rest. The mapping stays valid for
-                // them meanwhile: the arena is closed only by close(), after join.
+            } catch (RuntimeException e) {
+                // A range that could not be read (its file shrank, an I/O error) fails the run: no other range is
+                // handed out. The volatile set is seen by every later getAndIncrement, so the other workers stop
+                // after the range they hold.
                 next.set(ranges.size());
-                throw Truncation.fault(r == null ? null : r.source(), sources, e);
+                throw e;
             }
         });
         return workers.join();

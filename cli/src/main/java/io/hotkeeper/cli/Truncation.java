@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reports a memory-mapped input that shrank (log rotation by truncation, an editor rewriting it) while Hotkeeper
- * read it, as a one-line {@link UserException} naming the file.
+ * Reports an input file that shrank (log rotation by truncation, an editor rewriting it) while Hotkeeper read it,
+ * as a one-line {@link UserException} naming the file: a worker's positional read that ended before its range
+ * ({@link RangeReader}), a fault while the file's mapping was read for its cut points, or the size check after.
  *
  * <p>A mapping keeps the size the file had when it was mapped. Once the file is shorter, a read of a mapped page
  * that now lies wholly past its end raises SIGBUS; the JVM turns that into an {@link InternalError} in the
