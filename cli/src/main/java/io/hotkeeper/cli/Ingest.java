@@ -455,15 +455,25 @@ final class Ingest implements AutoCloseable {
                     offset += filled;
                     filled = 0;
                 } else {
-                    long grown = Math.max(buf.length + 1L, Math.min(2L * buf.length, maxLine + 2));
-                    if (grown > Integer.MAX_VALUE - 16) {
-                        throw new UserException(source.name() + ": a line is longer than "
-                                + (Integer.MAX_VALUE - 16) + " bytes; lower --max-line-bytes");
-                    }
-                    buf = java.util.Arrays.copyOf(buf, (int) grown);
+                    buf = Arrays.copyOf(buf, grownBuffer(source, buf.length, maxLine));
                 }
             }
         }
+    }
+
+    /**
+     * The size a line buffer of {@code length} bytes, filled by one line of at most {@code maxLine + 1} bytes (a CR
+     * may follow the limit), grows to: double, but no more than the longest line that may still be kept needs.
+     *
+     * @throws UserException if that would pass what one buffer can hold
+     */
+    static int grownBuffer(Source source, long length, long maxLine) {
+        long grown = Math.max(length + 1, Math.min(2 * length, maxLine + 2));
+        if (grown > Integer.MAX_VALUE - 16) {
+            throw new UserException(source.name() + ": a line is longer than " + (Integer.MAX_VALUE - 16)
+                    + " bytes; lower --max-line-bytes");
+        }
+        return (int) grown;
     }
 
     /**

@@ -101,12 +101,8 @@ final class RangeReader implements AutoCloseable {
                     filled = 0;
                     continue;
                 }
-                long grown = Math.max(buffer.byteSize() + 1, Math.min(2 * buffer.byteSize(), maxLine + 2));
-                if (grown > Integer.MAX_VALUE - 16) {
-                    throw new UserException(source.name() + ": a line is longer than " + (Integer.MAX_VALUE - 16)
-                            + " bytes; lower --max-line-bytes");
-                }
-                MemorySegment bigger = arena.allocate(grown); // the old one is freed with the arena
+                // The old buffer is freed with the arena.
+                MemorySegment bigger = arena.allocate(Ingest.grownBuffer(source, buffer.byteSize(), maxLine));
                 MemorySegment.copy(buffer, 0, bigger, 0, filled);
                 use(bigger);
                 continue;
