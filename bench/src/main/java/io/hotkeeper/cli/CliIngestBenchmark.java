@@ -47,6 +47,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code scan}: the newlines found eight bytes at a time ({@link LineScanner#indexOfNewline}) over the
  *       mapping, nothing else.</li>
+ *   <li>{@code scanFreshMapping}, {@code scanRead}: the same newlines over a mapping made afresh each pass, and
+ *       over positional reads into a reused buffer (docs/cli.md, "Files: read, not mapped").</li>
  *   <li>{@code hash}: the same plus the engine's {@code KeyHasher.hash(segment, offset, length)} of every line.</li>
  *   <li>{@code peerDataSketches}: the same plus DataSketches' {@code FrequentLongsSketch} update of each hash,
  *       at the same budget: the peer's cost for the same lines.</li>
@@ -93,6 +95,9 @@ public class CliIngestBenchmark {
         Path path;
         Arena arena;
         MemorySegment mapped;
+        /** scanRead's buffer, and a ByteBuffer view of it for FileChannel.read. */
+        MemorySegment readBuffer;
+        java.nio.ByteBuffer readIo;
         KeyHasher hasher;
         Hotkeeper sketch;
         FrequentLongsSketch peer;
@@ -110,6 +115,8 @@ public class CliIngestBenchmark {
             try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
                 mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
             }
+            readBuffer = arena.allocate(Ingest.BLOCK);
+            readIo = readBuffer.asByteBuffer();
             hasher = KeyHasher.seeded(TopCommand.DEFAULT_SEED);
         }
 
@@ -142,8 +149,42 @@ public class CliIngestBenchmark {
 
     @Benchmark
     public long scan(File f) {
-        MemorySegment seg = f.mapped;
-        long end = seg.byteSize();
+        return lineBytes(f.mapped, f.mapped.byteSize());
+    }
+
+    /**
+     * As {@link #scan}, over a mapping made afresh for the pass, as a run of {@code top} maps its file once (before
+     * RangeReader): the first touch of each page faults, and the unmap at the end releases them.
+     */
+    @Benchmark
+    public long scanFreshMapping(File f) throws IOException {
+        try (Arena a = Arena.ofShared(); FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ)) {
+            MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), a);
+            return lineBytes(seg, seg.byteSize());
+        }
+    }
+
+    /**
+     * As {@link #scan}, over positional reads into a reused native buffer of {@link Ingest#BLOCK} bytes, as
+     * RangeReader reads (a line cut by a buffer's end is scanned as two; the byte count is the same).
+     */
+    @Benchmark
+    public long scanRead(File f) throws IOException {
+        long sum = 0;
+        try (FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ)) {
+            for (long pos = 0; ; ) {
+                int n = ch.read(f.readIo.clear(), pos);
+                if (n <= 0) {
+                    return sum;
+                }
+                sum += lineBytes(f.readBuffer, n);
+                pos += n;
+            }
+        }
+    }
+
+    /** The bytes of the lines of {@code seg[0, end)}, newlines excluded: every newline found, nothing else. */
+    private static long lineBytes(MemorySegment seg, long end) {
         long sum = 0;
         for (long pos = 0; pos < end; ) {
             long nl = LineScanner.indexOfNewline(seg, pos, end);

@@ -10,11 +10,11 @@ import java.nio.ByteBuffer;
  * Reads line-aligned byte ranges of regular files with positional reads into one worker's native buffer, and
  * scans each buffer there: the worker's way through a file's ranges, instead of scanning the file's mapping.
  *
- * <p>Why not the mapping: a fresh mapping pays for its pages as they are first touched (page faults, then the
- * unmap), and that cost was most of the gap between scanning a file and scanning it fresh each time.
- * Measured (CliIngestBenchmark's file, 50 MB, one thread, newlines only): scanning an established mapping 13.8 ms
- * a pass, mapping afresh and scanning 47.2 ms ({@code MADV_POPULATE_READ} first: 41.7, {@code load()}: 36.5),
- * reading into a reused 1 MiB native buffer and scanning 17.0 ms (docs/cli.md, "Files: read, not mapped").
+ * <p>Why not the mapping: a run maps its file once, and a fresh mapping pays for its pages as they are first
+ * touched (page faults, then the unmap). Measured on CliIngestBenchmark's 50 MB file, newlines only, one thread
+ * ({@code scan}, {@code scanFreshMapping}, {@code scanRead}): an established mapping 13.9 ms a pass, a mapping made
+ * afresh 46.6 ms ({@code MADV_POPULATE_READ} first: 41.7, {@code load()}: 36.5, scratch runs), positional reads
+ * into a reused 1 MiB native buffer 17.6 ms (docs/cli.md, "Files: read, not mapped").
  *
  * <p>The buffer is native and comes from a shared arena, as standard input's blocks do, so the scanner and the
  * sketch see one segment class whatever the input (see Ingest.runStream). A line longer than the buffer grows it
