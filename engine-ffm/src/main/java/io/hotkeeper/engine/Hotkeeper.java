@@ -571,8 +571,19 @@ public final class Hotkeeper implements AutoCloseable {
      * promoted or expelled during the call may be missing or present. Keys whose count never reached the promotion
      * floor are not tracked.
      *
-     * <p>Threads: any, while other threads observe; it never stops them. Progress: wait-free (a walk over the
-     * key shards' live entries and one validated copy per reported key).
+     * <p>Several tables (time slices, worker or per-node tables): a key ranks by its estimate summed over all
+     * tables ({@link #estimate}), whatever its rank in each, and is listed if it holds a tracked slot in at least
+     * one; {@link #contains} holds for exactly the keys {@code topK(k)} lists (ties rank by hash). Each row is
+     * one key: two keys truncated to the same first {@code maxKeyBytes} bytes are two rows, each with its own
+     * estimate.
+     *
+     * <p>Cost: one table, a walk over its key shards' live entries and one validated copy per reported key.
+     * Several tables ({@code T} tables whose shards hold {@code E} live entries in all, {@code U <= E} distinct
+     * keys): a walk over the {@code E} entries, a sort of their hashes, {@code U} summed estimates
+     * ({@code U x T} slot probes) and a heap of {@code n + 16} candidates; 16 bytes of heap per entry.
+     * bench/TopKBenchmark measures both.
+     *
+     * <p>Threads: any, while other threads observe; it never stops them. Progress: wait-free.
      *
      * @throws IllegalArgumentException      if {@code n < 0}
      * @throws UnsupportedOperationException if key shards are disabled
@@ -587,15 +598,17 @@ public final class Hotkeeper implements AutoCloseable {
         try {
             requireShards();
             tables.rotate();
-            return tables.topK(n, key -> read(hasher.hash(key)));
+            return tables.topK(n, this::sumOverTables);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
     }
 
     /**
-     * Whether {@code key} is currently among the {@code k} heavy hitters (RedisBloom's {@code TOPK.QUERY}).
-     * Threads: any. Progress: wait-free (walks the tracked entries of every key shard).
+     * Whether {@code key} is currently among the {@code k} heavy hitters (RedisBloom's {@code TOPK.QUERY}): one
+     * of the keys {@link #topK()} lists, a truncated key included (the whole key is hashed). With several tables
+     * it runs the same ranking as {@code topK()}, at the same cost. Threads: any. Progress: wait-free (walks the
+     * tracked entries of every key shard).
      */
     public boolean contains(long key) {
         return containsHash(hasher.hash(key));
@@ -614,15 +627,13 @@ public final class Hotkeeper implements AutoCloseable {
     private boolean containsHash(long hash) {
         // Before any shard exists, contains reads no native memory: the arena cannot tell it is closed.
         ensureOpen();
-        if (multiTable) {
-            long estimate = read(hash);
-            List<HeavyHitter> top = topK(k);
-            return estimate > 0 && top.size() > 0
-                    && (top.size() < k || estimate >= top.get(top.size() - 1).estimate())
-                    && top.stream().anyMatch(h -> !h.truncated() && hasher.hash(h.key()) == hash);
-        }
         try {
             KeyShards s = requireShards();
+            if (multiTable) {
+                // Exactly the keys topK(k) lists (the same ranking by summed estimate, ties by hash).
+                tables.rotate();
+                return tables.ranks(hash, k, this::sumOverTables);
+            }
             long count = s.trackedCount(hash);
             return count > 0 && count >= s.kthTrackedCount(k);
         } catch (IllegalStateException e) {
@@ -1198,6 +1209,15 @@ public final class Hotkeeper implements AutoCloseable {
     /** The key shards of the calling thread's table. */
     private KeyShards shardsHere(long worker) {
         return multiTable ? tables.shardsFor(worker) : shards;
+    }
+
+    /**
+     * Several tables: the key's estimate summed over them (acquire loads), then its pending combined counts, as
+     * {@link #read} without rotating the window (the multi-table topK calls it once per candidate key).
+     */
+    private long sumOverTables(long hash) {
+        long sum = tables.estimate(hash);
+        return combiners == null ? sum : sum + combiners.pending(hash);
     }
 
     private long read(long hash) {

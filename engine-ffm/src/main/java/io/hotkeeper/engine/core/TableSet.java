@@ -1,21 +1,21 @@
 package io.hotkeeper.engine.core;
 
 import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.shard.KeyShard;
 import io.hotkeeper.engine.shard.KeyShards;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
 import io.hotkeeper.engine.worker.WorkerHandle;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
-import java.util.function.ToLongFunction;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The bucket tables of one instance and how a thread finds its own: one shared table, one per NUMA node, one per
@@ -138,28 +138,183 @@ public final class TableSet {
     }
 
     /**
-     * The {@code n} heaviest tracked keys. One table: its shards' top keys. Several: the union of every table's
-     * top keys, each re-estimated by {@code estimateOfKey} (the sum over all tables); a truncated key, whose
-     * bytes do not give its hash, keeps the sum of the tables that reported it. Wait-free.
+     * The {@code n} heaviest tracked keys, highest first. One table: its shards' top keys ({@link KeyShards#topK}).
+     * Several tables: every key held by the key shards of any table ranks by {@code estimateOfHash} of its hash
+     * (the caller's estimate: the sum over all tables), whatever its rank in each table, so a key in the middle of
+     * every table but the heaviest in sum is listed. A key is listed if it holds a tracked slot of some table when
+     * it is resolved; each row is one key: rows are distinct hashes (of the whole key, recorded in the shard entry),
+     * so two truncated keys sharing their first {@code maxKeyBytes} bytes are two rows, each with its own sum. Ties
+     * rank by hash, so {@link #ranks} agrees with this list.
+     *
+     * <p>Cost with several tables ({@code T} tables whose shards hold {@code E} member entries in all, {@code U}
+     * distinct keys among them, {@code U <= E}): one walk over the {@code E} entries (no table or link read), a
+     * sort of {@code E} hashes, {@code U} calls of {@code estimateOfHash} ({@code U x T} slot probes), a bounded
+     * heap of {@code n + 16} candidates, then for each listed key up to {@code T} slot probes and one key copy;
+     * heap memory {@code 16 E} bytes. A candidate expelled meanwhile is skipped and the heap doubles, as in
+     * {@link KeyShards#topK}. The one-table path scans only its own shards, with no per-key estimate calls.
+     *
+     * <p>Consistency: each listed key's estimate is one call of {@code estimateOfHash} during the query; the walk
+     * is not one atomic snapshot, so a key promoted or expelled during the call may be missing or present.
+     * Threads: any. Progress: wait-free.
      */
-    public List<HeavyHitter> topK(int n, ToLongFunction<byte[]> estimateOfKey) {
+    public List<HeavyHitter> topK(int n, LongUnaryOperator estimateOfHash) {
         if (tables.length == 1) {
             return shardSets[0].topK(n);
         }
-        Map<ByteBuffer, HeavyHitter> merged = new HashMap<>();
-        for (KeyShards s : shardSets) {
-            for (HeavyHitter h : s.topK(n)) {
-                merged.merge(ByteBuffer.wrap(h.key()), h, (a, c) -> new HeavyHitter(a.key(),
-                        a.estimate() + c.estimate(), a.truncated(), a.kind()));
+        List<HeavyHitter> out = new ArrayList<>();
+        ranked(n, estimateOfHash, out);
+        return out;
+    }
+
+    /**
+     * Whether the key of {@code hash} is among the keys {@link #topK} with several tables lists for {@code n} and
+     * {@code estimateOfHash}: the same ranking, at the same cost. Threads: any. Progress: wait-free.
+     */
+    public boolean ranks(long hash, int n, LongUnaryOperator estimateOfHash) {
+        for (long h : ranked(n, estimateOfHash, new ArrayList<>())) {
+            if (h == hash) {
+                return true;
             }
         }
-        List<HeavyHitter> out = new ArrayList<>(merged.size());
-        for (HeavyHitter h : merged.values()) {
-            out.add(h.truncated() ? h
-                    : new HeavyHitter(h.key(), estimateOfKey.applyAsLong(h.key()), false, h.kind()));
+        return false;
+    }
+
+    /**
+     * The several-table ranking of {@link #topK}: fills {@code rows} (cleared first) and returns the rows' hashes,
+     * in the same order.
+     */
+    private long[] ranked(int n, LongUnaryOperator estimateOfHash, List<HeavyHitter> rows) {
+        MemberHashes members = new MemberHashes();
+        for (KeyShards s : shardSets) {
+            if (s != null) {
+                s.memberHashes(members);
+            }
         }
-        out.sort((a, c) -> Long.compare(c.estimate(), a.estimate()));
-        return out.size() > n ? List.copyOf(out.subList(0, n)) : out;
+        long[] hashes = members.distinct();
+        int u = hashes.length;
+        long[] estimates = new long[u];
+        for (int i = 0; i < u; i++) {
+            estimates[i] = estimateOfHash.applyAsLong(hashes[i]);
+        }
+        int want = Math.min(Math.max(n, 0), u);
+        for (int m = Math.min(u, want + 16); ; m = (int) Math.min(u, 2L * m)) {
+            rows.clear();
+            long[] listed = new long[want];
+            int r = 0;
+            boolean exhausted = m == u;
+            for (int i : best(estimates, m)) {
+                if (r == want) {
+                    break;
+                }
+                if (estimates[i] <= 0) {
+                    exhausted = true; // in order: every candidate left, listed or not, is not in any table
+                    break;
+                }
+                KeyShard.Key key = trackedKey(hashes[i]);
+                if (key != null) {
+                    rows.add(new HeavyHitter(key.bytes(), estimates[i], key.truncated(), key.kind()));
+                    listed[r++] = hashes[i];
+                }
+            }
+            if (r == want || exhausted) {
+                return Arrays.copyOf(listed, r);
+            }
+        }
+    }
+
+    /** The key of {@code hash} from the first table where it holds a tracked slot, or null. */
+    private KeyShard.Key trackedKey(long hash) {
+        for (KeyShards s : shardSets) {
+            KeyShard.Key key = s == null ? null : s.trackedKey(hash);
+            if (key != null) {
+                return key;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The indices of the {@code m} highest {@code estimates}, highest first, ties by lower index (the hashes are
+     * ascending, so by lower hash): a min-heap of the best so far, its worst at the root.
+     */
+    static int[] best(long[] estimates, int m) {
+        int[] heap = new int[m];
+        int size = 0;
+        for (int i = 0; i < estimates.length && m > 0; i++) {
+            if (size < m) {
+                heap[size] = i;
+                for (int c = size++; c > 0; ) {
+                    int p = (c - 1) >>> 1;
+                    if (!worse(estimates, heap[c], heap[p])) {
+                        break;
+                    }
+                    int t = heap[c];
+                    heap[c] = heap[p];
+                    heap[p] = t;
+                    c = p;
+                }
+            } else if (worse(estimates, heap[0], i)) {
+                heap[0] = i;
+                siftDown(estimates, heap, 0, size);
+            }
+        }
+        int[] out = new int[size];
+        for (int j = size - 1; j >= 0; j--) {
+            out[j] = heap[0];
+            heap[0] = heap[j];
+            siftDown(estimates, heap, 0, j);
+        }
+        return out;
+    }
+
+    /** Whether index {@code a} ranks below index {@code b}: a lower estimate, or an equal one and a higher index. */
+    private static boolean worse(long[] estimates, int a, int b) {
+        return estimates[a] < estimates[b] || (estimates[a] == estimates[b] && a > b);
+    }
+
+    private static void siftDown(long[] estimates, int[] heap, int i, int size) {
+        while (true) {
+            int c = 2 * i + 1;
+            if (c >= size) {
+                return;
+            }
+            if (c + 1 < size && worse(estimates, heap[c + 1], heap[c])) {
+                c++;
+            }
+            if (!worse(estimates, heap[c], heap[i])) {
+                return;
+            }
+            int t = heap[c];
+            heap[c] = heap[i];
+            heap[i] = t;
+            i = c;
+        }
+    }
+
+    /** The hashes the shards hand over (KeyShards.memberHashes), in a growing array. Threads: one (per query). */
+    private static final class MemberHashes implements LongConsumer {
+        private long[] hashes = new long[256];
+        private int size;
+
+        @Override
+        public void accept(long hash) {
+            if (size == hashes.length) {
+                hashes = Arrays.copyOf(hashes, 2 * size);
+            }
+            hashes[size++] = hash;
+        }
+
+        /** The distinct hashes, ascending. */
+        long[] distinct() {
+            Arrays.sort(hashes, 0, size);
+            int d = 0;
+            for (int i = 0; i < size; i++) {
+                if (d == 0 || hashes[i] != hashes[d - 1]) {
+                    hashes[d++] = hashes[i];
+                }
+            }
+            return Arrays.copyOf(hashes, d);
+        }
     }
 
     /** Enough for every tracked key of every table. Wait-free. */

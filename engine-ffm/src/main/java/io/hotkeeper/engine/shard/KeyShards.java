@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 
 /**
@@ -582,6 +583,50 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             }
         }
         return tracked;
+    }
+
+    /**
+     * Hands {@code sink} the hash recorded in every member entry of every shard: each key these shards hold, plus
+     * at most the entries a concurrent replacement or reset is about to delete (a caller that needs a tracked key
+     * validates it with {@link #trackedKey}). No table word and no link is read: a walk over the entries only,
+     * for the merged top-k of several tables. Threads: any. Progress: wait-free (bounded by the entries).
+     */
+    public void memberHashes(LongConsumer sink) {
+        for (int id = 0; id < shards.length(); id++) {
+            KeyShard shard = shards.get(id);
+            if (shard == null) {
+                continue;
+            }
+            for (int entry = shard.firstEntry(); entry != ShardLayout.NONE; entry = shard.nextEntry(entry)) {
+                if ((shard.state(entry) & (ShardLayout.MEMBER | ShardLayout.DEAD)) == ShardLayout.MEMBER) {
+                    sink.accept(shard.recordedHash(entry));
+                }
+            }
+        }
+    }
+
+    /**
+     * The key of {@code hash} if it holds a tracked slot of this table now, else null: the slot of its fingerprint
+     * (volatile loads), its link (acquire: pairs with the promoter's volatile store of the link), the linked
+     * entry's key copied out (KeyShard.readKey checks the generation), kept only if the entry's hash is
+     * {@code hash} and the slot, re-read (volatile), is still tracked. Threads: any. Progress: wait-free.
+     */
+    public KeyShard.Key trackedKey(long hash) {
+        long slot = table.findSlot(hash);
+        if (slot < 0) {
+            return null;
+        }
+        long link = (long) LINK.getAcquire(links, slot);
+        KeyShard shard = link == 0 ? null : shards.get(ShardLayout.linkShard(link));
+        if (shard == null) {
+            return null;
+        }
+        KeyShard.Key key = shard.readKey(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+        if (key == null || key.hash() != hash) {
+            return null;
+        }
+        long word = table.lvSlot(slot);
+        return TableLayout.tracked(word) && TableLayout.fingerprint(word) == table.fingerprint(hash) ? key : null;
     }
 
     /** Whether the key of {@code hash} holds a tracked slot. Threads: any. Progress: wait-free. */
