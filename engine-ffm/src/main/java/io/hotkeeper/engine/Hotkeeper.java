@@ -1041,7 +1041,11 @@ public final class Hotkeeper implements AutoCloseable {
      * to 0); a tracked slot is first untracked under its link lock (one volatile CAS that clears {@code T} and
      * takes {@code P}) and its key-shard entry handed to its owner, exactly as when a replacement expels a
      * tracked key (the expelled-key listener, if any, hears of it); a slot whose link lock another thread holds
-     * (a promotion in flight) is waited for. The total weight restarts from 0.
+     * (a promotion in flight) is waited for. The total weight restarts from 0. Once a table's slots are emptied,
+     * its promotion floor is restored to the configured one ({@link HotkeeperBuilder#promotionFloor}), so after
+     * reset the sketch tracks keys exactly as a fresh one. A shard owner that turned a candidate away from counts
+     * read before reset, and raises the floor after reset restored it, gives the raise back before its call
+     * returns; a raise from counts read after reset stands.
      *
      * <p>What an observation racing with reset counts toward: an observation that completes before reset begins
      * is cleared; one that begins after reset returns is counted exactly as in a fresh sketch; one that overlaps
@@ -1069,7 +1073,10 @@ public final class Hotkeeper implements AutoCloseable {
      * occupants, first to go in the lottery), from any thread while others observe; {@code decay(0.5)} is the
      * halving of Caffeine's periodic reset. Each slot is one volatile CAS loop that keeps the slot's key-shard
      * bits, so tracked keys stay tracked. The total weight is multiplied by the same factor. Observations racing
-     * with it are decayed or not, per slot; pending combined counts are not decayed (owner-only state).
+     * with it are decayed or not, per slot; pending combined counts are not decayed (owner-only state). After a
+     * table's last slot, its promotion floor is scaled with the counts, {@code max(configured, floor(floor x
+     * factor))}, so a key that becomes as heavy as the decayed tracked keys is tracked again; a racing raise from
+     * counts read before the decay is given back, or scaled with the floor.
      *
      * <p>Threads: any, while others observe. Progress: lock-free (a failed CAS is another thread's update).
      *

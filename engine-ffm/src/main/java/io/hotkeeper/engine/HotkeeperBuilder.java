@@ -230,8 +230,10 @@ public final class HotkeeperBuilder {
      * The initial count at which a key is recorded in its observer's shard (>= 1; default 1: every key is
      * tracked from its first observation while the shards have room, so small inputs are exact, docs/theory.md
      * section 6). The floor rises by itself when a full shard turns away a candidate lighter than its eviction
-     * victim, so it settles where the shards hold the heaviest keys; a higher starting floor keeps keys seen
-     * fewer times out of the shards from the start.
+     * victim, so it settles where the shards hold the heaviest keys, and falls again when shards reap keys that
+     * left the table; {@code reset()} and a window's rotation restore it to this value and {@code decay(f)} scales
+     * it with the counts (never below this value). A higher starting floor keeps keys seen fewer times out of the
+     * shards from the start.
      */
     public HotkeeperBuilder promotionFloor(long promotionFloor) {
         if (promotionFloor < 1 || promotionFloor > TableLayout.MAX_COUNT) {

@@ -17,7 +17,7 @@ import io.hotkeeper.engine.table.TableLayout;
  *                                          observe without combining
  *         + tables x ( 2 x tableBytes      bucket table + its link segment (links only with key shards); any
  *                                          bucket count: everything the shards and control leave, to the bucket
- *                    + 128                 control line (the promotion floor)
+ *                    + 128                 control line (the promotion floor and its rescale count)
  *                    + shards x plannedShardBytes(keys) )
  *                                          key shards: 1 .. min(expected workers, 8) per table (as many as fit in a
  *                                          quarter of the budget at the preferred capacity); workers share them by

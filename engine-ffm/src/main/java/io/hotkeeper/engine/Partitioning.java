@@ -59,7 +59,8 @@ public sealed interface Partitioning {
      * A sliding window: estimates, {@code topK}, {@code contains} and {@code totalWeight} cover the last
      * {@code span} of the clock, through {@code slices} tables (2..64) that take turns: time is cut into slices of
      * {@code span / slices}, observations go to the current slice's table, queries sum all of them, and when the
-     * clock passes into a new slice its table (the oldest slice) is cleared first. So a query covers between
+     * clock passes into a new slice its table (the oldest slice) is cleared first, as by {@code reset} (its promotion
+     * floor restored to the configured one). So a query covers between
      * {@code span - span / slices} and {@code span}. Rotation is done by whichever caller first sees the clock past
      * the slice, one at a time; other observers and readers never wait for it (docs/design.md). Each observation
      * reads the clock.

@@ -401,7 +401,8 @@ public final class TableSet {
 
     /**
      * Every table emptied ({@code factor == 0}; see clearSlice) or every count scaled by {@code factor} in
-     * (0, 1), rounded down but never below 1 (a slot is never emptied, so occupied slots stay a prefix). Progress:
+     * (0, 1), rounded down but never below 1 (a slot is never emptied, so occupied slots stay a prefix); each
+     * table's promotion floor is then scaled with its counts (BucketTable.rescalePromotionFloor). Progress:
      * lock-free for decay; for reset, blocking only on another thread's link lock, boundedly (see clearSlot).
      */
     public void scale(double factor) {
@@ -418,12 +419,14 @@ public final class TableSet {
                     }
                 }
             }
+            t.rescalePromotionFloor(factor); // after the table's last slot: the floor follows its counts
         }
     }
 
     /**
-     * Empties table {@code i} (reset, and a window's rotation), then hands the keys it expelled to the listener
-     * (this thread's queue; the caller is outside any combiner block or shard operation).
+     * Empties table {@code i} (reset, and a window's rotation), restores its promotion floor to the configured one
+     * (BucketTable.rescalePromotionFloor), then hands the keys it expelled to the listener (this thread's queue;
+     * the caller is outside any combiner block or shard operation).
      */
     private void clearSlice(int i) {
         BucketTable t = tables[i];
@@ -441,6 +444,7 @@ public final class TableSet {
                 }
             }
         }
+        t.rescalePromotionFloor(0); // after the last slot: a fresh table's floor
         if (expelled) {
             ks.deliverExpelled();
         }

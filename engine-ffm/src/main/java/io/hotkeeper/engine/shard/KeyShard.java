@@ -48,7 +48,8 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *     towards the newest, clearing VISITED bits, and evicts the first unvisited entry whose slot counts less
  *     than the candidate's. It moves past up to EVICTION_EXAMINE_LIMIT heavier unvisited entries (so it never
  *     parks on a heavy key that is no longer observed); after that the candidate is turned away and the
- *     promotion floor rises above it. An entry reaped because its key left the table lowers the floor again.
+ *     promotion floor rises above it. An entry reaped because its key left the table lowers the floor again;
+ *     reset, decay and a window's rotation scale it with the counts (BucketTable.rescalePromotionFloor).
  *     Shards never evict for each other, so a busy worker owns a proportionally larger share.
  *  6. Entries follow their keys: a key takes the smallest size class that holds it (8, 16, 32, ... key bytes),
  *     in pages that each serve one class for good (ShardLayout). An entry never moves or changes size, so a
@@ -74,6 +75,23 @@ public final class KeyShard {
 
         /** A candidate with {@code count} was turned away: a heavier entry would have been evicted for it. */
         void rejected(long count);
+
+        /**
+         * The table's rescale count ({@code BucketTable.rescales}), read before the counts a rejection is decided
+         * from. Default: 0, for shards with no table behind them.
+         */
+        default long rescales() {
+            return 0;
+        }
+
+        /**
+         * As {@link #rejected(long)}, decided from counts read after {@link #rescales()} returned {@code rescales}:
+         * if the table's counts were rescaled since (reset, decay, a window's rotation), the raise does not stand.
+         * Default: {@link #rejected(long)}.
+         */
+        default void rejected(long count, long rescales) {
+            rejected(count);
+        }
 
         /** Untracks the table slot of an entry that is about to be deleted. */
         void evicting(KeyShard shard, int entry, long link);
@@ -685,6 +703,8 @@ public final class KeyShard {
      * touching their bit. The walk is bounded by {@code 2 x live + 1} steps either way.
      */
     private boolean sieveEvict(long candidateCount, int minClass) {
+        // Before any entry's count is read: a rejection from counts that a rescale has since replaced is given back.
+        long rescales = evictions.rescales();
         long live = ownerGet(ShardLayout.LIVE);
         int hand = (int) ownerGet(ShardLayout.SIEVE_HAND);
         if (hand == NONE) {
@@ -725,7 +745,7 @@ public final class KeyShard {
         ownerSet(ShardLayout.SIEVE_HAND, hand);
         if (heavier > 0) {
             // Turned away by heavier entries (not by an empty list: every entry may be awaiting its reaping).
-            evictions.rejected(candidateCount);
+            evictions.rejected(candidateCount, rescales);
         }
         return false;
     }

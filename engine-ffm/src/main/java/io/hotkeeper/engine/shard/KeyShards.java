@@ -371,9 +371,21 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return TableLayout.count(word);
     }
 
+    /** Raises the floor above {@code count}, as decided from counts read now. */
     @Override
     public void rejected(long count) {
         table.raisePromotionFloor(count + 1);
+    }
+
+    @Override
+    public long rescales() {
+        return table.rescales();
+    }
+
+    /** Raises the floor above {@code count}, unless the table was rescaled since {@code rescales} was read. */
+    @Override
+    public void rejected(long count, long rescales) {
+        table.raisePromotionFloor(count + 1, rescales);
     }
 
     @Override

@@ -62,9 +62,14 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
 public final class BucketTable {
     /** Coordinates (MemorySegment, long byteOffset); the segment is 128-byte aligned, so every mode is legal. */
     private static final VarHandle SLOT = ValueLayout.JAVA_LONG.varHandle();
-    /** Bytes of the control region (the promotion floor at offset 0, the rest padding). */
+    /**
+     * Bytes of the control region: the promotion floor at offset 0, the rescale count at offset 8 (how many times
+     * reset, decay or a window's rotation rescaled this table's counts; written only then, so it shares the floor's
+     * line, which observers only read), the rest padding.
+     */
     public static final int CONTROL_BYTES = 128;
     private static final long FLOOR_OFFSET = 0;
+    private static final long RESCALES_OFFSET = 8;
     /** Phase-3 rounds after a lost CAS before the challenger is treated as having lost its draw. */
     public static final int MAX_LOTTERY_ROUNDS = 8;
     /**
@@ -92,9 +97,10 @@ public final class BucketTable {
     private final EvictionSalt salt;
     private final StatsStripes stats;
     /**
-     * The promotion floor, alone in a 128-byte control region (native, or a heap long[] for fixtures): read
-     * (opaque) by every observation that leaves an untracked slot, raised (CAS max) by shard owners whose full
-     * shard turns a candidate away, so that the floor settles where the shards are just full.
+     * The promotion floor and its rescale count, in a 128-byte control region (native, or a heap long[] for
+     * fixtures): the floor is read (opaque) by every observation that leaves an untracked slot, raised (CAS max) by
+     * shard owners whose full shard turns a candidate away, so that the floor settles where the shards are just
+     * full, lowered when a shard reaps, and scaled or restored with the counts ({@link #rescalePromotionFloor}).
      */
     private final MemorySegment control;
     private final TrackedSlots trackedSlots;
@@ -103,7 +109,7 @@ public final class BucketTable {
     private final int approximateBits;
     /** Counts below this take the fast path: no saturation and no approximate counting can apply. */
     private final long fastLimit;
-    /** The floor given at construction; the live floor (in the control region) only rises from here. */
+    /** The floor given at construction; the live floor (in the control region) never falls below it. */
     private final long initialFloor;
 
     /**
@@ -583,12 +589,83 @@ public final class BucketTable {
     }
 
     /**
-     * Raises the promotion floor to at least {@code floor} (never lowers it). Threads: any. Progress: lock-free.
+     * Raises the promotion floor to at least {@code floor} (never lowers it), as decided from counts read now.
+     * Threads: any. Progress: lock-free.
      */
     public void raisePromotionFloor(long floor) {
+        raisePromotionFloor(floor, rescales());
+    }
+
+    /**
+     * Raises the promotion floor to at least {@code floor}, as decided from counts read after {@link #rescales()}
+     * returned {@code rescales}. What holds: a raise decided from counts read before a rescale ({@code reset},
+     * {@code decay}, a window's rotation) either takes effect before the rescale's floor store, which then
+     * overwrites it (a clear) or scales it with the counts (a decay), or is taken back before this call returns; it
+     * never stands unscaled over rescaled counts for longer than the raiser's own call.
+     *
+     * <p>Why it holds: the rescaler increments the count (volatile) after its last slot CAS and before its floor
+     * store (volatile CAS); this raise is a volatile CAS followed by a volatile load of the count. All four are in
+     * one total order, so a raise whose CAS follows the rescale's floor store reads the incremented count, and
+     * lowers the floor back to at most what its CAS replaced. Lowering is always safe (it only costs promotion
+     * attempts that the shards turn away again), so the give-back is a CAS-min that may also undo a newer raise.
+     *
+     * <p>Threads: any. Progress: lock-free.
+     */
+    public void raisePromotionFloor(long floor, long rescales) {
         while (true) {
-            long current = (long) SLOT.getOpaque(control, FLOOR_OFFSET);
-            if (floor <= current || SLOT.compareAndSet(control, FLOOR_OFFSET, current, floor)) {
+            // Volatile load and CAS: the CAS must precede the re-check below in the total order of volatile
+            // accesses (a release CAS followed by an acquire load could be reordered: store-load).
+            long current = (long) SLOT.getVolatile(control, FLOOR_OFFSET);
+            if (floor <= current) {
+                return;
+            }
+            if (SLOT.compareAndSet(control, FLOOR_OFFSET, current, floor)) {
+                if (rescales() != rescales) {
+                    lowerPromotionFloorTo(current);
+                }
+                return;
+            }
+        }
+    }
+
+    /** CAS-min: the floor becomes at most {@code ceiling} (volatile CAS loop; never raises it). Lock-free. */
+    private void lowerPromotionFloorTo(long ceiling) {
+        while (true) {
+            long current = (long) SLOT.getVolatile(control, FLOOR_OFFSET);
+            if (current <= ceiling || SLOT.compareAndSet(control, FLOOR_OFFSET, current, ceiling)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * How many times this table's counts were rescaled ({@link #rescalePromotionFloor}). A shard owner reads it
+     * before the counts it decides a rejection from and hands it to {@link #raisePromotionFloor(long, long)}.
+     * Volatile load: it takes part in the total order that raise relies on. Threads: any. Progress: wait-free.
+     */
+    public long rescales() {
+        return (long) SLOT.getVolatile(control, RESCALES_OFFSET);
+    }
+
+    /**
+     * Tells the floor that every count of this table was just multiplied by {@code factor} in [0, 1) (0: the
+     * table was emptied, by reset or a window's rotation): counts the rescale count up, then sets the floor to
+     * {@code max(initial, floor(floor x factor))}, the configured floor after a clear. The floor follows the
+     * counts both ways: a key that becomes heavy again reaches it, where before it could wait for a floor raised
+     * by counts that are gone. Call it after the last slot is rescaled. Raises racing with it: see
+     * {@link #raisePromotionFloor(long, long)}.
+     *
+     * <p>Threads: any (concurrent rescales leave the lower of their floors or the last one's). Progress: lock-free.
+     */
+    public void rescalePromotionFloor(double factor) {
+        // Volatile getAndAdd, after the caller's last slot CAS and before the floor CAS: a raiser that reads the
+        // new count also sees the rescaled slots, and a raise landing after the floor CAS reads the new count.
+        SLOT.getAndAdd(control, RESCALES_OFFSET, 1L);
+        while (true) {
+            // Volatile CAS loop: a raise that landed just before is scaled with the rest (or undone by a clear).
+            long current = (long) SLOT.getVolatile(control, FLOOR_OFFSET);
+            long scaled = Math.max(initialFloor, (long) Math.floor(current * factor));
+            if (scaled >= current || SLOT.compareAndSet(control, FLOOR_OFFSET, current, scaled)) {
                 return;
             }
         }
