@@ -198,17 +198,17 @@ public final class TableSet {
         }
     }
 
-    /** The sum of every slot's count (acquire loads): the weight the tables hold. Wait-free. */
+    /**
+     * The sum of every slot's count (acquire loads): the weight the tables hold. Every slot of a bucket is read,
+     * not only its occupied prefix: a claim that raced a reset can sit above an empty slot and still holds units
+     * (Hotkeeper.reset). Wait-free.
+     */
     public long slotWeight() {
         long sum = 0;
         for (BucketTable t : tables) {
             for (long b = 0; b < t.bucketCount(); b++) {
                 for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                    long word = t.laSlot(b, s);
-                    if (word == 0) {
-                        break;
-                    }
-                    sum += TableLayout.count(word);
+                    sum += TableLayout.count(t.laSlot(b, s));
                 }
             }
         }
@@ -246,8 +246,10 @@ public final class TableSet {
 
     /**
      * Every table emptied ({@code factor == 0}; see clearSlice) or every count scaled by {@code factor} in
-     * (0, 1), rounded down but never below 1 (a slot is never emptied, so occupied slots stay a prefix). Progress:
-     * lock-free for decay; for reset, blocking only on another thread's link lock, boundedly (see clearSlot).
+     * (0, 1), rounded down but never below 1 (a slot is never emptied, so occupied slots stay a prefix). Decay
+     * visits every slot of a bucket, past an empty one: a claim that raced a reset can sit above an empty slot
+     * (Hotkeeper.reset), and its units are scaled like any other. Progress: lock-free for decay; for reset,
+     * blocking only on another thread's link lock, boundedly (see clearSlot).
      */
     public void scale(double factor) {
         for (int i = 0; i < tables.length; i++) {
@@ -258,9 +260,7 @@ public final class TableSet {
             BucketTable t = tables[i];
             for (long b = 0; b < t.bucketCount(); b++) {
                 for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                    if (!scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor)) {
-                        break; // occupied slots are a prefix
-                    }
+                    scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor);
                 }
             }
         }
@@ -332,17 +332,17 @@ public final class TableSet {
         }
     }
 
-    /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
-    private static boolean scaleSlot(BucketTable t, long offset, double factor) {
+    /** Scales one slot's count (volatile CAS loop, other bits kept); an empty slot stays empty. */
+    private static void scaleSlot(BucketTable t, long offset, double factor) {
         while (true) {
             long word = t.lvSlot(offset);
             if (word == 0) {
-                return false;
+                return;
             }
             long count = TableLayout.count(word);
             long scaled = Math.max(1, (long) Math.floor(count * factor));
             if (scaled == count || t.casSlot(offset, word, word - count + scaled)) {
-                return true;
+                return;
             }
         }
     }
