@@ -274,17 +274,32 @@ public final class TableSet {
         BucketTable t = tables[i];
         KeyShards ks = shardSets == null ? null : shardSets[i];
         boolean expelled = false;
-        for (long b = 0; b < t.bucketCount(); b++) {
-            long base = b * TableLayout.BUCKET_BYTES;
-            // Up to 4 passes while a racing claim left the bucket's slots out of order.
-            for (int pass = 0; pass < 4; pass++) {
-                for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                    expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
-                }
-                if (inOrder(t, b)) {
-                    break;
+        // Announced to claims in a second bucket for the whole sweep, so that one which overtook it is taken back
+        // (BucketTable.claimedInSecond): no key is left in a second bucket whose first has room.
+        t.clearStarted();
+        try {
+            // Two sweeps: the second clears again only a bucket that a racing claim left out of order (a word above
+            // an emptied slot) since the first, which widens the delay such a claim needs from one bucket's
+            // clearing to the rest of the table's (Hotkeeper.reset: what holds after a race).
+            for (int sweep = 0; sweep < 2; sweep++) {
+                for (long b = 0; b < t.bucketCount(); b++) {
+                    if (sweep == 1 && inOrder(t, b)) {
+                        continue;
+                    }
+                    long base = b * TableLayout.BUCKET_BYTES;
+                    // Up to 4 passes while a racing claim left the bucket's slots out of order.
+                    for (int pass = 0; pass < 4; pass++) {
+                        for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                            expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
+                        }
+                        if (inOrder(t, b)) {
+                            break;
+                        }
+                    }
                 }
             }
+        } finally {
+            t.clearEnded();
         }
         if (expelled) {
             ks.deliverExpelled();
