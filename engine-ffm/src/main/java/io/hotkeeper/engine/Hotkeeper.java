@@ -1051,10 +1051,23 @@ public final class Hotkeeper implements AutoCloseable {
      * is cleared; one that begins after reset returns is counted exactly as in a fresh sketch; one that overlaps
      * it is counted in the new state or cleared, per slot. Not cleared: the hot-key combiners' pending counts
      * (owner-only state; at most {@code flushThreshold - 1} per combining worker and key), which reach the new
-     * state. One racing case leaves a trace: a claim that scanned a bucket before reset emptied its lower slots
-     * can land above an emptied slot; scans stop at the first empty slot, so that unit is invisible until the
-     * bucket's lower slots are claimed again, and later observations of its key count in a slot of their own.
-     * Reset re-clears a bucket whose slots it finds out of order, which catches most of these.
+     * state.
+     *
+     * <p>What holds after a race (docs/design.md, "One observation"): a key is never left in its second candidate
+     * bucket while its first has room. A claim in a second bucket re-checks, after a full fence, that no reset of
+     * the table is under way and that the first bucket is still full without the key; otherwise it takes the
+     * claim back and observes the units again after the reset (or, with the reset still under way, they count as
+     * cleared and observe returns 0). One racing case is not excluded, since excluding it would put the same
+     * re-check after every claim above the first slot of a bucket, on the observe hot path: a claim whose scan read
+     * a slot before reset emptied it, and whose CAS lands after reset's last look at the bucket (reset sweeps the
+     * table twice, the second time clearing again every bucket left out of order), sits above an empty slot. Its
+     * units are then invisible to {@code estimate} and to observations of its key until the slots below are
+     * claimed again; the key's next observation claims a lower slot of its own, and the stale word, never
+     * refreshed, stays a light occupant that the lottery evicts like any other. {@code decay}, {@link #totalWeight()}
+     * without recorded stats, {@link #snapshot()} and reset itself visit every slot, so they still scale, count,
+     * copy and clear it. The same holds for a claim that lands directly above a second-bucket claim in the moment
+     * before it is taken back, and for a second-bucket claim that another thread's refresh got promoted before
+     * it could be taken back (left to the key shards).
      *
      * <p>Threads: any, while others observe. Progress: blocking only on another thread's link lock (an in-flight
      * promotion, replacement or eviction of one slot, each lock-free and short), and boundedly: a slot whose lock
@@ -1072,11 +1085,12 @@ public final class Hotkeeper implements AutoCloseable {
      * is never emptied, so a bucket's occupied slots stay a prefix; the lightest keys stay as the weakest
      * occupants, first to go in the lottery), from any thread while others observe; {@code decay(0.5)} is the
      * halving of Caffeine's periodic reset. Each slot is one volatile CAS loop that keeps the slot's key-shard
-     * bits, so tracked keys stay tracked. The total weight is multiplied by the same factor. Observations racing
-     * with it are decayed or not, per slot; pending combined counts are not decayed (owner-only state). After a
-     * table's last slot, its promotion floor is scaled with the counts, {@code max(configured, floor(floor x
-     * factor))}, so a key that becomes as heavy as the decayed tracked keys is tracked again; a racing raise from
-     * counts read before the decay is given back, or scaled with the floor.
+     * bits, so tracked keys stay tracked; every slot of a bucket is visited, a word that a claim racing a reset
+     * left above an empty slot included (see {@link #reset()}). The total weight is multiplied by the same factor.
+     * Observations racing with it are decayed or not, per slot; pending combined counts are not decayed
+     * (owner-only state). After a table's last slot, its promotion floor is scaled with the counts,
+     * {@code max(configured, floor(floor x factor))}, so a key that becomes as heavy as the decayed tracked keys is
+     * tracked again; a racing raise from counts read before the decay is given back, or scaled with the floor.
      *
      * <p>Threads: any, while others observe. Progress: lock-free (a failed CAS is another thread's update).
      *

@@ -21,12 +21,15 @@ import java.util.SplittableRandom;
  *
  * <p>Memory: every test state owns an {@link Arena#ofAuto() automatic arena}; jcstress creates states by the
  * million and never closes them, so the garbage collector frees their native memory.
+ *
+ * <p>Public (the class, and the members tests in sub-packages use) only for those tests, such as
+ * {@code reset.ResetVersusSecondBucketClaimTest}.
  */
-final class Fixtures {
+public final class Fixtures {
     /** Seed of every search and of the lottery's draw key: same seed, same hashes, same outcomes. */
     static final long SEED = 0x486f_746b_6565_7072L;
     /** The smallest table: 64 buckets, 4 KiB. */
-    static final int INDEX_BITS = TableLayout.MIN_INDEX_BITS;
+    public static final int INDEX_BITS = TableLayout.MIN_INDEX_BITS;
     /** The bucket every crafted hash lands in. */
     static final long BUCKET = 0;
     /**
@@ -34,7 +37,7 @@ final class Fixtures {
      * a long has at most 64, so a filler above 64 can never lose a draw, and never becomes the weakest slot
      * while a key of the test holds a smaller count.
      */
-    static final long FILLER_COUNT = 100;
+    public static final long FILLER_COUNT = 100;
     /** The reference design's lottery (base 2), keyed from {@link #SEED}. Immutable, so shared by all states. */
     static final DecayLottery LOTTERY = new DecayLottery(DecayLottery.REFERENCE_BASE, KeyHasher.splitMix(SEED));
 
@@ -47,12 +50,12 @@ final class Fixtures {
     }
 
     /** A seeded stream for one test class's searches. */
-    static SplittableRandom random(String salt) {
+    public static SplittableRandom random(String salt) {
         return new SplittableRandom(SEED ^ salt.hashCode());
     }
 
     /** {@code n} distinct, non-zero fingerprints for a 4 KiB table. */
-    static long[] fingerprints(SplittableRandom random, int n) {
+    public static long[] fingerprints(SplittableRandom random, int n) {
         long[] fps = new long[n];
         for (int i = 0; i < n; i++) {
             long fp;
@@ -187,12 +190,12 @@ final class Fixtures {
      * One test state's table: a zeroed 4 KiB table, a fresh single-counter salt (its first value is 0), and
      * stats with one exclusive stripe per actor, all in one automatic arena.
      */
-    static final class Table {
-        final BucketTable table;
+    public static final class Table {
+        public final BucketTable table;
         final EvictionSalt salt;
         final StatsStripes stats;
         /** Actor 1's worker: exclusive worker 0 (stats stripe 0). */
-        final long worker1;
+        public final long worker1;
         /** Actor 2's worker: exclusive worker 1 (stats stripe 1). */
         final long worker2;
 
@@ -226,7 +229,7 @@ final class Fixtures {
          * promotion, nothing tracked, stats with one exclusive stripe for each of {@code actors} actors (workers
          * 0, 1, ... by {@link StatsStripes#handleOf}).
          */
-        Table(TableGeometry geometry, int actors) {
+        public Table(TableGeometry geometry, int actors) {
             Arena arena = Arena.ofAuto();
             this.salt = new EvictionSalt(arena, 1);
             this.stats = new StatsStripes(arena, actors, 1);
@@ -238,12 +241,12 @@ final class Fixtures {
         }
 
         /** Slots of the whole table whose fingerprint is {@code fp}. */
-        int slotsHoldingAnywhere(long fp) {
+        public int slotsHoldingAnywhere(long fp) {
             return (int) anywhere(fp, false);
         }
 
         /** Sum of the counts of all slots of the whole table whose fingerprint is {@code fp}. */
-        long countAnywhere(long fp) {
+        public long countAnywhere(long fp) {
             return anywhere(fp, true);
         }
 

@@ -353,17 +353,17 @@ public final class TableSet {
         }
     }
 
-    /** The sum of every slot's count (acquire loads): the weight the tables hold. Wait-free. */
+    /**
+     * The sum of every slot's count (acquire loads): the weight the tables hold. Every slot of a bucket is read,
+     * not only its occupied prefix: a claim that raced a reset can sit above an empty slot and still holds units
+     * (Hotkeeper.reset). Wait-free.
+     */
     public long slotWeight() {
         long sum = 0;
         for (BucketTable t : tables) {
             for (long b = 0; b < t.bucketCount(); b++) {
                 for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                    long word = t.laSlot(b, s);
-                    if (word == 0) {
-                        break;
-                    }
-                    sum += TableLayout.count(word);
+                    sum += TableLayout.count(t.laSlot(b, s));
                 }
             }
         }
@@ -401,9 +401,11 @@ public final class TableSet {
 
     /**
      * Every table emptied ({@code factor == 0}; see clearSlice) or every count scaled by {@code factor} in
-     * (0, 1), rounded down but never below 1 (a slot is never emptied, so occupied slots stay a prefix); each
-     * table's promotion floor is then scaled with its counts (BucketTable.rescalePromotionFloor). Progress:
-     * lock-free for decay; for reset, blocking only on another thread's link lock, boundedly (see clearSlot).
+     * (0, 1), rounded down but never below 1 (a slot is never emptied, so occupied slots stay a prefix). Decay
+     * visits every slot of a bucket, past an empty one: a claim that raced a reset can sit above an empty slot
+     * (Hotkeeper.reset), and its units are scaled like any other. Each table's promotion floor is then scaled with
+     * its counts (BucketTable.rescalePromotionFloor). Progress: lock-free for decay; for reset, blocking only on
+     * another thread's link lock, boundedly (see clearSlot).
      */
     public void scale(double factor) {
         for (int i = 0; i < tables.length; i++) {
@@ -414,9 +416,7 @@ public final class TableSet {
             BucketTable t = tables[i];
             for (long b = 0; b < t.bucketCount(); b++) {
                 for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                    if (!scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor)) {
-                        break; // occupied slots are a prefix
-                    }
+                    scaleSlot(t, b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES, factor);
                 }
             }
             t.rescalePromotionFloor(factor); // after the table's last slot: the floor follows its counts
@@ -432,17 +432,32 @@ public final class TableSet {
         BucketTable t = tables[i];
         KeyShards ks = shardSets == null ? null : shardSets[i];
         boolean expelled = false;
-        for (long b = 0; b < t.bucketCount(); b++) {
-            long base = b * TableLayout.BUCKET_BYTES;
-            // Up to 4 passes while a racing claim left the bucket's slots out of order.
-            for (int pass = 0; pass < 4; pass++) {
-                for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                    expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
-                }
-                if (inOrder(t, b)) {
-                    break;
+        // Announced to claims in a second bucket for the whole sweep, so that one which overtook it is taken back
+        // (BucketTable.claimedInSecond): no key is left in a second bucket whose first has room.
+        t.clearStarted();
+        try {
+            // Two sweeps: the second clears again only a bucket that a racing claim left out of order (a word above
+            // an emptied slot) since the first, which widens the delay such a claim needs from one bucket's
+            // clearing to the rest of the table's (Hotkeeper.reset: what holds after a race).
+            for (int sweep = 0; sweep < 2; sweep++) {
+                for (long b = 0; b < t.bucketCount(); b++) {
+                    if (sweep == 1 && inOrder(t, b)) {
+                        continue;
+                    }
+                    long base = b * TableLayout.BUCKET_BYTES;
+                    // Up to 4 passes while a racing claim left the bucket's slots out of order.
+                    for (int pass = 0; pass < 4; pass++) {
+                        for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+                            expelled |= clearSlot(t, ks, base + (long) s * TableLayout.SLOT_BYTES);
+                        }
+                        if (inOrder(t, b)) {
+                            break;
+                        }
+                    }
                 }
             }
+        } finally {
+            t.clearEnded();
         }
         t.rescalePromotionFloor(0); // after the last slot: a fresh table's floor
         if (expelled) {
@@ -491,17 +506,17 @@ public final class TableSet {
         }
     }
 
-    /** Scales one slot's count (volatile CAS loop, other bits kept); false if the slot is empty. */
-    private static boolean scaleSlot(BucketTable t, long offset, double factor) {
+    /** Scales one slot's count (volatile CAS loop, other bits kept); an empty slot stays empty. */
+    private static void scaleSlot(BucketTable t, long offset, double factor) {
         while (true) {
             long word = t.lvSlot(offset);
             if (word == 0) {
-                return false;
+                return;
             }
             long count = TableLayout.count(word);
             long scaled = Math.max(1, (long) Math.floor(count * factor));
             if (scaled == count || t.casSlot(offset, word, word - count + scaled)) {
-                return true;
+                return;
             }
         }
     }

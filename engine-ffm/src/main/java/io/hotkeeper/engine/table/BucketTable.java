@@ -55,6 +55,8 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
  *     bucket while that has room, in its second only once the first is full; a refresh finds it in either; phase
  *     3 draws against the weakest occupant of both. Since slots never empty, "the first bucket has an empty slot"
  *     proves the key is not in the second, which keeps a hit in the first bucket (the common case) at one line.
+ *     Reset does empty slots: a claim in a second bucket re-checks the first after it (claimedInSecond), so
+ *     that a reset that overtook it cannot leave the key where no scan looks.
  *
  * <p>Size: the three phases and the accessors they share, kept in one class so that every access to a slot word, and
  * its mode, is in one file; the bit and offset arithmetic lives in TableLayout and TableGeometry.
@@ -104,6 +106,12 @@ public final class BucketTable {
      */
     private final MemorySegment control;
     private final TrackedSlots trackedSlots;
+    /**
+     * Resets of this table under way (clearStarted .. clearEnded; several threads may reset at once). Volatile
+     * read-modify-writes by the resetting threads, one volatile load by a claim in a second bucket (see
+     * claimedInSecond); never touched on the rest of the observe path.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger clearing = new java.util.concurrent.atomic.AtomicInteger();
     /** Counts at or above this are incremented probabilistically; Long.MAX_VALUE when counting is exact. */
     private final long approximateFrom;
     private final int approximateBits;
@@ -274,8 +282,7 @@ public final class BucketTable {
                 if (word == 0) {
                     long count = Math.min(weight, MAX_COUNT);
                     if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
-                        stats.add(worker, StatsLayout.CLAIMS, 1);
-                        return promoteIfAtFloor(count);
+                        return claimedInSecond(hash, offset, count, worker);
                     }
                     return observeFull(hash, weight, worker, false);
                 }
@@ -374,6 +381,9 @@ public final class BucketTable {
                 long count = Math.min(weight, MAX_COUNT);
                 // Release CAS 0 -> word: pairs with laSlot. Fails only if another thread claimed it.
                 if (casRelSlot(empty, 0L, TableLayout.word(fp, count))) {
+                    if ((empty - base) >>> BUCKET_SHIFT != 0) {
+                        return claimedInSecond(hash, empty, count, worker);
+                    }
                     stats.add(worker, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
@@ -396,6 +406,96 @@ public final class BucketTable {
      */
     private boolean casRelSlot(long offset, long expected, long next) {
         return (long) SLOT.compareAndExchangeRelease(table, offset, expected, next) == expected;
+    }
+
+    /**
+     * After this thread claimed {@code count} units of the key of {@code hash} at {@code offset}, in the key's
+     * second candidate bucket: the claim stands if no reset of this table is under way and the key's first
+     * bucket is still full without the key; otherwise the claim is taken back (takeBack). The claim rests on a
+     * scan that found the first bucket full, and only a reset empties slots: one that emptied the first bucket
+     * after that scan would leave the word in a second bucket whose first has room, where no scan looks (estimate
+     * and observe stop at the first bucket's empty slot), so its units would be invisible and the key's next
+     * observation would claim a second slot in its first bucket.
+     *
+     * <p>Why this suffices: reset raises {@link #clearing} (volatile) before it reads or empties any slot and
+     * lowers it after its last; the claim is a release CAS, then the full fence below, then the volatile load of
+     * {@code clearing} (a Dekker pair with reset's raise and its read of this slot). Either reset's read of this
+     * slot sees the claim (and reset empties it, with the rest), or this load sees the reset under way; or the
+     * reset was over before it (the lowered count synchronizes with this load), and then the loads of the first
+     * bucket below see every slot that reset emptied (empty, or claimed again since). A first bucket found full
+     * without the key here stays so until the next reset, which starts after the claim and so empties it too.
+     * Cold: only a claim in a second bucket, itself the rarest outcome of an observation, comes here.
+     */
+    private long claimedInSecond(long hash, long offset, long count, long worker) {
+        stats.add(worker, StatsLayout.CLAIMS, 1);
+        // Full fence: the claim's CAS before the loads below (StoreLoad), the other half of the Dekker pair.
+        VarHandle.fullFence();
+        if (clearing.get() == 0 && firstFullWithout(hash)) {
+            return promoteIfAtFloor(count);
+        }
+        return takeBack(hash, offset, worker);
+    }
+
+    /** Whether the first candidate bucket of {@code hash} is full and none of its slots holds the key (volatile loads). */
+    private boolean firstFullWithout(long hash) {
+        long base = bucketOffset(hash);
+        long fp = fingerprint(hash);
+        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+            long word = (long) SLOT.getVolatile(table, base + (long) s * SLOT_BYTES);
+            if (word == 0 || TableLayout.fingerprint(word) == fp) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Takes back a claim in a second bucket that a reset overtook (claimedInSecond): empties the key's word at
+     * {@code offset} with a volatile CAS (other threads may have refreshed it meanwhile: their units go with it),
+     * then, if no reset is under way by then, observes those units again, now in the state after the reset; if
+     * one still is, they count as cleared with the state before it (each of them overlapped it, and an
+     * observation overlapping a reset may count toward either side), and the result is 0: observing them again
+     * while the reset has yet to empty the first bucket would only find it full and claim here again. Left in
+     * place: a word that a challenger replaced or the reset emptied meanwhile (nothing of the key is left
+     * there), and a word another thread's refresh got tracked meanwhile (the key shards' protocol owns it; see
+     * Hotkeeper.reset).
+     */
+    private long takeBack(long hash, long offset, long worker) {
+        long fp = fingerprint(hash);
+        long word = (long) SLOT.getVolatile(table, offset);
+        while (true) {
+            if (word == 0 || TableLayout.fingerprint(word) != fp) {
+                return 0;
+            }
+            if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0) {
+                return TableLayout.count(word);
+            }
+            // Volatile CAS: the word is untracked and unlocked, so no key-shard link names the slot.
+            long witness = (long) SLOT.compareAndExchange(table, offset, word, 0L);
+            if (witness == word) {
+                break;
+            }
+            word = witness;
+        }
+        // Volatile load, after the CAS: with a reset still under way the units count as cleared (see above).
+        return clearing.get() != 0 ? 0 : observeFull(hash, TableLayout.count(word), worker, false);
+    }
+
+    /**
+     * A reset of this table begins: called by the resetting thread before it reads or empties any slot, and
+     * paired with {@link #clearEnded} (see claimedInSecond). Volatile increment. Threads: any. Progress:
+     * lock-free.
+     */
+    public void clearStarted() {
+        clearing.getAndIncrement();
+    }
+
+    /**
+     * The reset begun by {@link #clearStarted} is over: called after its last slot. Volatile decrement.
+     * Threads: the thread that called clearStarted. Progress: lock-free.
+     */
+    public void clearEnded() {
+        clearing.getAndDecrement();
     }
 
     /** Phase 1. Returns the new count, or -1 if the CAS lost. */
