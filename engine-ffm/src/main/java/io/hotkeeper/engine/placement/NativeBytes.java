@@ -9,8 +9,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * padding and malloc's own overhead are not included (native memory tracking sees those).
  *
  * <p>Updated only when a region is allocated (sketch construction, a worker's first shard or combiner block)
- * and at close, never on the observe path. A region allocated by a thread racing {@code close()} (which then
- * fails or is freed at once) can leave the count off by that region; the soak closes quiescent sketches.
+ * and at close, never on the observe path. Exact when an allocation races {@code close()}: a region the arena
+ * handed out before its close is either counted and then subtracted by {@link RegionAllocator#arenaClosed()}, or,
+ * when the allocating thread gets to count it only after that call, not counted at all ({@link HeldBytes}); an
+ * allocation after the close fails and counts nothing. So once the racing threads have returned, the count is
+ * back where it was before the sketch was built.
  *
  * <p>Threads: any. Progress: wait-free.
  */

@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -62,8 +61,11 @@ public final class RegionAllocator {
     private volatile Loaded loaded;
     private final AtomicBoolean fallbackLogged = new AtomicBoolean();
     private final Queue<Region> regions = new ConcurrentLinkedQueue<>();
-    /** Bytes of the regions handed out and not yet reported freed (see {@link NativeBytes}). */
-    private final AtomicLong allocatedBytes = new AtomicLong();
+    /**
+     * Bytes of the regions handed out and not yet reported freed, as counted in {@link NativeBytes}: exact when an
+     * allocation races the arena's close (see {@link HeldBytes}).
+     */
+    private final HeldBytes held = new HeldBytes(NativeBytes::add);
 
     /**
      * An allocator over the system libnuma ({@code Numa.system()}), loaded only when first needed: an allocator
@@ -178,19 +180,21 @@ public final class RegionAllocator {
             }
         }
         regions.add(region);
-        allocatedBytes.addAndGet(bytes);
-        NativeBytes.add(bytes);
+        // Not counted if the arena was closed and reported since it handed out the region: that close freed it.
+        held.add(bytes);
         return region.segment();
     }
 
     /**
      * Tells the allocator that the arena owning its regions was closed: the bytes of every region allocated so
-     * far leave the process-wide count ({@link NativeBytes}). Call once per arena close, after the close.
+     * far leave the process-wide count ({@link NativeBytes}), and a region allocated before the close but counted
+     * after this call (a thread racing the close) is never counted: the count ends exact (see {@link HeldBytes}).
+     * Call it after the arena's close; later calls do nothing.
      *
      * <p>Threads: any. Progress: wait-free.
      */
     public void arenaClosed() {
-        NativeBytes.add(-allocatedBytes.getAndSet(0));
+        held.close();
     }
 
     /**

@@ -68,7 +68,8 @@ public final class HotkeeperSnapshot {
     private final Map<ByteBuffer, SnapshotKey> byKey;
 
     private HotkeeperSnapshot(TableGeometry geometry, int k, int maxKeyBytes, double decayBase, long seedFingerprint,
-                              boolean seeded, long totalWeight, long[] table, List<SnapshotKey> keys) {
+                              boolean seeded, long totalWeight, long[] table, List<SnapshotKey> keys,
+                              Map<ByteBuffer, SnapshotKey> byKey) {
         this.geometry = geometry;
         this.k = k;
         this.maxKeyBytes = maxKeyBytes;
@@ -78,12 +79,7 @@ public final class HotkeeperSnapshot {
         this.totalWeight = totalWeight;
         this.table = table;
         this.keys = keys;
-        this.byKey = new HashMap<>(keys.size() * 2);
-        for (SnapshotKey key : keys) {
-            if (!key.truncated()) {
-                byKey.putIfAbsent(ByteBuffer.wrap(key.key()), key);
-            }
-        }
+        this.byKey = byKey;
     }
 
     /**
@@ -102,16 +98,31 @@ public final class HotkeeperSnapshot {
      * @param seedFingerprint the hash function's fingerprint ({@link #fingerprintOf})
      * @param seeded          whether the sketch was built with an explicit seed
      * @param totalWeight     the stream length the sketch saw (>= 0)
-     * @param tables          slot words ({@code 8 * bucketCount} in each), one array per table; empty for a
-     *                        snapshot of keys only
-     * @param keys            tracked keys, each at most {@code maxKeyBytes} long
+     * @param tables          slot words ({@code 8 * bucketCount} in each, every bucket's occupied slots first),
+     *                        one array per table; empty for a snapshot of keys only
+     * @param keys            tracked keys, each at most {@code maxKeyBytes} long, none both truncated and located,
+     *                        no two untruncated ones with equal bytes (truncated prefixes may repeat: distinct
+     *                        keys can share one)
      * @return the snapshot. Threads: any. Progress: wait-free.
-     * @throws SnapshotFormatException if a parameter, a table word or a key is invalid
+     * @throws SnapshotFormatException (an {@link IllegalArgumentException}) naming the argument, before anything
+     *         is merged or raised, if a parameter is out of its range, a table is null or not
+     *         {@code 8 * bucketCount} words long ({@code tables[1]: 256 words, bucketCount=64 needs 512}) or
+     *         holds a malformed word, or a key is invalid (too long, truncated and located, a location wider
+     *         than bucket and fingerprint bits, the same bytes as an earlier key)
+     * @throws NullPointerException if {@code tables}, {@code keys} or one of the keys is null
      */
     public static HotkeeperSnapshot of(long bucketCount, int candidates, int k, int maxKeyBytes, double decayBase,
                                        long seedFingerprint, boolean seeded, long totalWeight, List<long[]> tables,
                                        List<SnapshotKey> keys) {
         TableGeometry geometry = SnapshotFormat.geometry(bucketCount, candidates);
+        SnapshotFormat.checkParameters(k, maxKeyBytes, Math.min(keys.size(), SnapshotFormat.MAX_KEYS + 1),
+                decayBase, totalWeight);
+        // Every argument is checked before the merge and the raise read it (an input of the wrong length would
+        // otherwise fail there with an index out of bounds, or be merged silently).
+        for (int i = 0; i < tables.size(); i++) {
+            checkTable("tables[" + i + "]", tables.get(i), geometry);
+        }
+        checkKeys(keys, geometry, maxKeyBytes);
         long[] table = null;
         if (tables.size() == 1) {
             table = tables.getFirst();
@@ -125,8 +136,9 @@ public final class HotkeeperSnapshot {
             }
             fixed.add(key);
         }
+        // One table was checked above and raising keeps its words well-formed; a merged one is checked again.
         return validated(geometry, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, table, fixed,
-                false);
+                false, tables.size() == 1);
     }
 
     /** Raises the count of the key's slot to its estimate; false if the slot is not in the table. */
@@ -189,33 +201,72 @@ public final class HotkeeperSnapshot {
     static HotkeeperSnapshot validated(TableGeometry geometry, int k, int maxKeyBytes, double decayBase,
                                        long seedFingerprint, boolean seeded, long totalWeight, long[] table,
                                        List<SnapshotKey> keys, boolean requireCanonical) {
-        long bucketCount = geometry.bucketCount();
+        return validated(geometry, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, table, keys,
+                requireCanonical, false);
+    }
+
+    private static HotkeeperSnapshot validated(TableGeometry geometry, int k, int maxKeyBytes, double decayBase,
+                                               long seedFingerprint, boolean seeded, long totalWeight, long[] table,
+                                               List<SnapshotKey> keys, boolean requireCanonical,
+                                               boolean tableChecked) {
         SnapshotFormat.checkParameters(k, maxKeyBytes, Math.min(keys.size(), SnapshotFormat.MAX_KEYS + 1),
                 decayBase, totalWeight);
-        if (table != null) {
-            long slots = TableLayout.SLOTS_PER_BUCKET * bucketCount;
-            if (table.length != slots) {
-                throw SnapshotFormat.bad("table of " + table.length + " words, bucketCount=" + bucketCount + " needs "
-                        + slots);
+        if (table != null && !tableChecked) {
+            checkTable("table", table, geometry);
+        }
+        checkKeys(keys, geometry, maxKeyBytes);
+        List<SnapshotKey> sorted = new ArrayList<>(keys);
+        sorted.sort(HotkeeperSnapshot::canonical);
+        if (requireCanonical && !sorted.equals(keys)) {
+            throw SnapshotFormat.bad("keys are not in canonical order");
+        }
+        return new HotkeeperSnapshot(geometry, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight,
+                table, List.copyOf(sorted), distinctKeys(keys));
+    }
+
+    /**
+     * Checks a table argument ({@code name}: "table", or "tables[i]" of {@link #of}): not null, {@code 8 *
+     * bucketCount} words, each 0 or a well-formed word (no shard bits, count >= 1, fingerprint within the
+     * geometry's bits), and in each bucket the occupied slots first.
+     */
+    private static void checkTable(String name, long[] table, TableGeometry geometry) {
+        if (table == null) {
+            throw SnapshotFormat.bad(name + " is null");
+        }
+        long bucketCount = geometry.bucketCount();
+        long slots = TableLayout.SLOTS_PER_BUCKET * bucketCount;
+        if (table.length != slots) {
+            throw SnapshotFormat.bad(name + ": " + table.length + " words, bucketCount=" + bucketCount + " needs "
+                    + slots);
+        }
+        long fpLimit = 1L << geometry.fingerprintBits();
+        for (int i = 0; i < table.length; i++) {
+            long word = table[i];
+            if (word == 0) {
+                continue;
             }
-            long fpLimit = 1L << geometry.fingerprintBits();
-            for (int i = 0; i < table.length; i++) {
-                long word = table[i];
-                if (word == 0) {
-                    continue;
-                }
-                if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0 || TableLayout.count(word) == 0
-                        || TableLayout.fingerprint(word) >= fpLimit) {
-                    throw SnapshotFormat.bad("table word " + i + " (" + Long.toHexString(word) + ") is malformed");
-                }
-                if (i % TableLayout.SLOTS_PER_BUCKET != 0 && table[i - 1] == 0) {
-                    throw SnapshotFormat.bad("table word " + i + " follows an empty slot of its bucket");
-                }
+            if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0 || TableLayout.count(word) == 0
+                    || TableLayout.fingerprint(word) >= fpLimit) {
+                throw SnapshotFormat.bad(name + " word " + i + " (" + Long.toHexString(word) + ") is malformed");
+            }
+            if (i % TableLayout.SLOTS_PER_BUCKET != 0 && table[i - 1] == 0) {
+                throw SnapshotFormat.bad(name + " word " + i + " follows an empty slot of its bucket");
             }
         }
+    }
+
+    /**
+     * Checks each key on its own: not null, at most {@code maxKeyBytes} long, not both truncated and located (a
+     * truncated key's bytes do not give its hash, so it has no location), a location within the bucket index and
+     * fingerprint bits.
+     */
+    private static void checkKeys(List<SnapshotKey> keys, TableGeometry geometry, int maxKeyBytes) {
         long locationLimit = geometry.locationLimit();
         for (int i = 0; i < keys.size(); i++) {
             SnapshotKey key = Objects.requireNonNull(keys.get(i), "key");
+            if (key.truncated() && key.located()) {
+                throw SnapshotFormat.bad("key " + i + ": both truncated and located");
+            }
             if (key.located() && key.location() >= locationLimit) {
                 throw SnapshotFormat.bad("key " + i + ": location " + Long.toHexString(key.location())
                         + " has bits above the bucket index and fingerprint");
@@ -225,13 +276,26 @@ public final class HotkeeperSnapshot {
                         + maxKeyBytes);
             }
         }
-        List<SnapshotKey> sorted = new ArrayList<>(keys);
-        sorted.sort(HotkeeperSnapshot::canonical);
-        if (requireCanonical && !sorted.equals(keys)) {
-            throw SnapshotFormat.bad("keys are not in canonical order");
+    }
+
+    /**
+     * The untruncated keys by their bytes, checking that no two have equal bytes (one key, one entry: its
+     * estimate would otherwise be ambiguous and a merge would count it twice). Truncated keys may repeat their
+     * bytes: distinct keys can share a {@code maxKeyBytes} prefix.
+     */
+    private static Map<ByteBuffer, SnapshotKey> distinctKeys(List<SnapshotKey> keys) {
+        Map<ByteBuffer, SnapshotKey> byKey = new HashMap<>(keys.size() * 2);
+        for (int i = 0; i < keys.size(); i++) {
+            SnapshotKey key = keys.get(i);
+            if (!key.truncated() && byKey.putIfAbsent(ByteBuffer.wrap(key.key()), key) != null) {
+                int first = 0;
+                while (!Arrays.equals(keys.get(first).key(), key.key()) || keys.get(first).truncated()) {
+                    first++;
+                }
+                throw SnapshotFormat.bad("key " + i + ": the same bytes as key " + first + " (duplicate entry)");
+            }
         }
-        return new HotkeeperSnapshot(geometry, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight,
-                table, List.copyOf(sorted));
+        return byKey;
     }
 
     private static int canonical(SnapshotKey a, SnapshotKey b) {
@@ -467,34 +531,87 @@ public final class HotkeeperSnapshot {
     }
 
     /**
-     * Reads a snapshot from exactly {@code bytes}. Threads: any. Progress: wait-free.
+     * The default bound on the heap a read may allocate for the snapshot it decodes (1 GiB): a reader refuses,
+     * before allocating, an input whose table and keys would take more ({@code read(..., maxDecodedBytes)} sets
+     * another bound). The decoded size is the table's {@code 64 * bucketCount} bytes, plus 512 bytes per key entry
+     * and its key bytes (docs/format.md, "Reading bad bytes"): a file of 16-byte entries of empty keys decodes to
+     * 32 times its size, so 1 GiB admits about 2 million keys (with a table of 2^20 buckets, 1.9 million).
+     */
+    public static final long DEFAULT_MAX_DECODED_BYTES = SnapshotFormat.DEFAULT_MAX_DECODED_BYTES;
+
+    /**
+     * Reads a snapshot from exactly {@code bytes}, with the default bound {@link #DEFAULT_MAX_DECODED_BYTES}.
+     * Threads: any. Progress: wait-free.
      *
-     * @throws SnapshotFormatException if the bytes are not a valid snapshot (docs/format.md)
+     * @throws SnapshotFormatException if the bytes are not a valid snapshot (docs/format.md), or would decode to
+     *                                 more than the bound
      */
     public static HotkeeperSnapshot read(byte[] bytes) {
-        return SnapshotFormat.decode(MemorySegment.ofArray(Objects.requireNonNull(bytes, "bytes")));
+        return read(bytes, DEFAULT_MAX_DECODED_BYTES);
     }
 
     /**
-     * Reads a snapshot from exactly the bytes of {@code segment} (heap, native or mapped). Threads: any.
-     * Progress: wait-free.
+     * Reads a snapshot from exactly {@code bytes}, refusing (before allocating) one that would decode to more than
+     * {@code maxDecodedBytes} bytes of heap ({@link #DEFAULT_MAX_DECODED_BYTES}). Threads: any. Progress:
+     * wait-free.
      *
-     * @throws SnapshotFormatException if the bytes are not a valid snapshot
+     * @throws SnapshotFormatException  if the bytes are not a valid snapshot, or would decode to more than
+     *                                  {@code maxDecodedBytes}
+     * @throws IllegalArgumentException if {@code maxDecodedBytes < 0}
+     */
+    public static HotkeeperSnapshot read(byte[] bytes, long maxDecodedBytes) {
+        return SnapshotFormat.decode(MemorySegment.ofArray(Objects.requireNonNull(bytes, "bytes")), maxDecodedBytes);
+    }
+
+    /**
+     * Reads a snapshot from exactly the bytes of {@code segment} (heap, native or mapped), with the default bound
+     * {@link #DEFAULT_MAX_DECODED_BYTES}. Threads: any. Progress: wait-free.
+     *
+     * @throws SnapshotFormatException if the bytes are not a valid snapshot, or would decode to more than the bound
      * @throws IllegalStateException   if the segment's arena is closed
      */
     public static HotkeeperSnapshot read(MemorySegment segment) {
-        return SnapshotFormat.decode(Objects.requireNonNull(segment, "segment"));
+        return read(segment, DEFAULT_MAX_DECODED_BYTES);
     }
 
     /**
-     * Reads one snapshot from {@code channel}, consuming exactly its bytes. Memory grows with the bytes that
-     * arrive, never with what a header claims. Threads: any. Progress: blocking.
+     * Reads a snapshot from exactly the bytes of {@code segment}, refusing one that would decode to more than
+     * {@code maxDecodedBytes}. Threads: any. Progress: wait-free.
      *
-     * @throws SnapshotFormatException if the bytes are not a valid snapshot (including a channel that ends early)
+     * @throws SnapshotFormatException  if the bytes are not a valid snapshot, or would decode to more than
+     *                                  {@code maxDecodedBytes}
+     * @throws IllegalArgumentException if {@code maxDecodedBytes < 0}
+     * @throws IllegalStateException    if the segment's arena is closed
+     */
+    public static HotkeeperSnapshot read(MemorySegment segment, long maxDecodedBytes) {
+        return SnapshotFormat.decode(Objects.requireNonNull(segment, "segment"), maxDecodedBytes);
+    }
+
+    /**
+     * Reads one snapshot from {@code channel}, consuming exactly its bytes, with the default bound
+     * {@link #DEFAULT_MAX_DECODED_BYTES}. Memory grows with the bytes that arrive, never with what a header
+     * claims. Threads: any. Progress: blocking.
+     *
+     * @throws SnapshotFormatException if the bytes are not a valid snapshot (including a channel that ends early),
+     *                                 or would decode to more than the bound
      * @throws IOException             if the channel fails
      */
     public static HotkeeperSnapshot read(ReadableByteChannel channel) throws IOException {
-        return SnapshotFormat.read(Objects.requireNonNull(channel, "channel"));
+        return read(channel, DEFAULT_MAX_DECODED_BYTES);
+    }
+
+    /**
+     * Reads one snapshot from {@code channel}, consuming exactly its bytes, refusing one whose header announces a
+     * snapshot that would decode to more than {@code maxDecodedBytes} (before reading its body). Threads: any.
+     * Progress: blocking.
+     *
+     * @throws SnapshotFormatException  if the bytes are not a valid snapshot, or would decode to more than
+     *                                  {@code maxDecodedBytes}
+     * @throws IllegalArgumentException if {@code maxDecodedBytes < 0}
+     * @throws IOException              if the channel fails
+     */
+    public static HotkeeperSnapshot read(ReadableByteChannel channel, long maxDecodedBytes) throws IOException {
+        return SnapshotFormat.read(Objects.requireNonNull(channel, "channel"), maxDecodedBytes);
     }
 
     // ---------------------------------------------------------------- merging

@@ -22,10 +22,12 @@ import java.util.zip.CRC32C;
  * them), any other as version 2, so every snapshot has exactly one encoding.
  *
  * <p>Reading checks, in this order: length of the header, magic, version, flags, the body length against the
- * input, the CRC, the header's fields, the table words, every key entry, and that the body ends exactly after the
- * last key. Nothing is allocated before the input has been shown to hold what it is for: the table array after
- * the body length and CRC checks, each key after its length check against both {@code maxKeyBytes} and the bytes
- * left. A channel is read in chunks that grow only as bytes arrive.
+ * input, the CRC, the header's fields, the decoded size against the reader's bound, the table words, every key
+ * entry, and that the body ends exactly after the last key; then what the entries say together (order, no
+ * duplicate key). Nothing is allocated before the input has been shown to hold what it is for: the table array
+ * after the body length, CRC and decoded-size checks, each key after its length check against both
+ * {@code maxKeyBytes} and the bytes left. A channel is read in chunks that grow only as bytes arrive, after the
+ * header's claimed sizes have passed the decoded-size check.
  */
 final class SnapshotFormat {
     /** "HKSNAP\r\n": a text-mode transfer that rewrites line ends breaks the magic. */
@@ -65,6 +67,15 @@ final class SnapshotFormat {
     static final int MAX_K = 100_000;
     /** The largest snapshot: {@code toBytes} writes a byte array. */
     static final long MAX_SNAPSHOT_BYTES = Integer.MAX_VALUE - 16;
+    /**
+     * Heap bytes a read allocates per key entry beyond its key bytes, an upper estimate (compressed references):
+     * the SnapshotKey, its array's header and padding, its place in the read's lists and in the lookup map (a
+     * node and a ByteBuffer). 16 bytes on file become about this much on the heap, which is why a bound in
+     * input bytes alone does not stop a large file of tiny keys.
+     */
+    static final long DECODED_BYTES_PER_KEY = 512;
+    /** The default bound on a read's decoded size: 1 GiB (docs/format.md, "Reading bad bytes"). */
+    static final long DEFAULT_MAX_DECODED_BYTES = 1L << 30;
 
     // Header field offsets.
     static final int OFF_MAGIC = 0;
@@ -171,7 +182,8 @@ final class SnapshotFormat {
 
     // ---------------------------------------------------------------- reading
 
-    static HotkeeperSnapshot decode(MemorySegment in) {
+    static HotkeeperSnapshot decode(MemorySegment in, long maxDecodedBytes) {
+        checkMaxDecodedBytes(maxDecodedBytes);
         long size = in.byteSize();
         if (size < HEADER_BYTES + TRAILER_BYTES) {
             throw bad("truncated: " + size + " bytes, a snapshot has at least " + (HEADER_BYTES + TRAILER_BYTES));
@@ -199,18 +211,19 @@ final class SnapshotFormat {
         }
         Header h = header(in, flags);
         long pos = HEADER_BYTES;
+        long tableBytes = h.hasTable ? (long) Long.BYTES * TableLayout.SLOTS_PER_BUCKET * h.bucketCount : 0;
+        if (tableBytes > body) {
+            throw bad("table of " + tableBytes + " bytes does not fit the body of " + body + " bytes");
+        }
+        if (h.keyCount > (body - tableBytes) / KEY_HEADER_BYTES) {
+            throw bad("keyCount=" + h.keyCount + ": the body holds at most " + (body - tableBytes) / KEY_HEADER_BYTES);
+        }
+        checkDecodedBytes(h, body, maxDecodedBytes);
         long[] table = null;
         if (h.hasTable) {
-            long tableBytes = (long) Long.BYTES * TableLayout.SLOTS_PER_BUCKET * h.bucketCount;
-            if (tableBytes > body) {
-                throw bad("table of " + tableBytes + " bytes does not fit the body of " + body + " bytes");
-            }
             // Bulk copy of little-endian words (a plain copy on a little-endian machine).
             table = in.asSlice(pos, tableBytes).toArray(LONG);
             pos += tableBytes;
-        }
-        if (h.keyCount > (end - pos) / KEY_HEADER_BYTES) {
-            throw bad("keyCount=" + h.keyCount + ": the body holds at most " + (end - pos) / KEY_HEADER_BYTES);
         }
         List<SnapshotKey> keys = new ArrayList<>(h.keyCount);
         for (int i = 0; i < h.keyCount; i++) {
@@ -226,9 +239,7 @@ final class SnapshotFormat {
             if (estimate < 0) {
                 throw bad("key " + i + ": estimate " + Long.toUnsignedString(estimate) + " is negative");
             }
-            if ((keyFlags & ~(KEY_TRUNCATED | KEY_LOCATED)) != 0) {
-                throw bad("key " + i + ": unknown flags " + Integer.toHexString(keyFlags));
-            }
+            checkKeyFlags(i, keyFlags);
             if (kind >= KINDS.length) {
                 throw bad("key " + i + ": unknown kind " + kind);
             }
@@ -258,7 +269,8 @@ final class SnapshotFormat {
      * Reads one snapshot from {@code channel}: the header first, then exactly the bytes it announces, into a buffer
      * that grows (doubling) only as they arrive, so a lying header costs at most twice the bytes actually sent.
      */
-    static HotkeeperSnapshot read(ReadableByteChannel channel) throws IOException {
+    static HotkeeperSnapshot read(ReadableByteChannel channel, long maxDecodedBytes) throws IOException {
+        checkMaxDecodedBytes(maxDecodedBytes);
         ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         fill(channel, header);
         if (header.hasRemaining()) {
@@ -278,6 +290,7 @@ final class SnapshotFormat {
         if (total > MAX_SNAPSHOT_BYTES) {
             throw bad("snapshot of " + total + " bytes is larger than a byte array");
         }
+        checkDecodedBytes(h, body, maxDecodedBytes);
         byte[] all = new byte[(int) Math.min(total, 1 << 16)];
         System.arraycopy(header.array(), 0, all, 0, HEADER_BYTES);
         int filled = HEADER_BYTES;
@@ -291,7 +304,46 @@ final class SnapshotFormat {
             }
             filled += n;
         }
-        return decode(MemorySegment.ofArray(all));
+        return decode(MemorySegment.ofArray(all), maxDecodedBytes);
+    }
+
+    // ---------------------------------------------------------------- content checks (each before what it guards)
+
+    /** {@code maxDecodedBytes} is an argument, not input: a bad one is the caller's error. */
+    private static void checkMaxDecodedBytes(long maxDecodedBytes) {
+        if (maxDecodedBytes < 0) {
+            throw new IllegalArgumentException("maxDecodedBytes=" + maxDecodedBytes + ": must be >= 0");
+        }
+    }
+
+    /**
+     * The heap a read of this header's snapshot allocates, from the header and the body length alone (before any
+     * allocation): the table's words, {@link #DECODED_BYTES_PER_KEY} per key, and the key bytes (the body less
+     * the table and the key entry headers).
+     */
+    static long decodedBytes(boolean hasTable, long bucketCount, long keyCount, long body) {
+        long tableBytes = hasTable ? (long) Long.BYTES * TableLayout.SLOTS_PER_BUCKET * bucketCount : 0;
+        long keyBytes = Math.max(0, body - tableBytes - keyCount * KEY_HEADER_BYTES);
+        return tableBytes + keyCount * DECODED_BYTES_PER_KEY + keyBytes;
+    }
+
+    /** Refuses a snapshot whose decoded size would exceed {@code maxDecodedBytes}, naming the bound. */
+    private static void checkDecodedBytes(Header h, long body, long maxDecodedBytes) {
+        long decoded = decodedBytes(h.hasTable, h.bucketCount, h.keyCount, body);
+        if (decoded > maxDecodedBytes) {
+            throw bad("decoded size of " + decoded + " bytes (keyCount=" + h.keyCount + (h.hasTable
+                    ? ", bucketCount=" + h.bucketCount : "") + ") exceeds maxDecodedBytes=" + maxDecodedBytes);
+        }
+    }
+
+    /** A key entry's flags: known bits only, and not both TRUNCATED and LOCATED (a prefix does not give a hash). */
+    private static void checkKeyFlags(int i, int keyFlags) {
+        if ((keyFlags & ~(KEY_TRUNCATED | KEY_LOCATED)) != 0) {
+            throw bad("key " + i + ": unknown flags " + Integer.toHexString(keyFlags));
+        }
+        if (keyFlags == (KEY_TRUNCATED | KEY_LOCATED)) {
+            throw bad("key " + i + ": both truncated and located");
+        }
     }
 
     private static void fill(ReadableByteChannel channel, ByteBuffer buffer) throws IOException {

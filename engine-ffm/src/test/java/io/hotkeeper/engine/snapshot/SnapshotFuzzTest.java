@@ -4,6 +4,7 @@ import io.hotkeeper.engine.Hotkeeper;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
@@ -162,10 +163,169 @@ class SnapshotFuzzTest {
         assertTrue(e.getMessage().contains("allow at most"), e.getMessage());
     }
 
+    /** One key entry of {@link #keysImage}: its fields as written, flags and kind as raw codes. */
+    record Entry(long estimate, int flags, int kind, byte[] key, long location) {
+        Entry(String key, long estimate) {
+            this(estimate, 0, 0, key.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0);
+        }
+    }
+
+    /**
+     * A keys-only version-1 image (indexBits 6, one candidate, k 10, maxKeyBytes 16, decay base 1.08) holding
+     * {@code entries} as given, with a valid CRC: the content checks are what judge it.
+     */
+    static byte[] keysImage(List<Entry> entries) {
+        long body = 0;
+        for (Entry e : entries) {
+            body += SnapshotFormat.KEY_HEADER_BYTES + e.key().length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(SnapshotFormat.HEADER_BYTES + body
+                + SnapshotFormat.TRAILER_BYTES)).order(ByteOrder.LITTLE_ENDIAN);
+        out.putLong(SnapshotFormat.MAGIC).putShort((short) 1).putShort((short) 0).put((byte) 6).put((byte) 0)
+                .putShort((short) 0).putInt(10).putInt(16).putInt(entries.size()).putInt(0)
+                .putLong(Double.doubleToRawLongBits(1.08)).putLong(0).putLong(1000).putLong(body);
+        for (Entry e : entries) {
+            out.putLong(e.estimate()).put((byte) e.flags()).put((byte) e.kind()).putShort((short) e.key().length)
+                    .putInt((int) e.location()).put(e.key());
+        }
+        byte[] b = out.array();
+        fixCrc(b);
+        return b;
+    }
+
+    /** {@code n} distinct keys of 3 bytes, estimates descending (canonical order). */
+    static byte[] tinyKeysImage(int n) {
+        List<Entry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            entries.add(new Entry(n - i, 0, 0, new byte[] {(byte) (i >>> 16), (byte) (i >>> 8), (byte) i}, 0));
+        }
+        return keysImage(entries);
+    }
+
+    /** Two untruncated entries of one key (the second lighter, so the order is canonical). */
+    static byte[] duplicateKeyImage() {
+        return keysImage(List.of(new Entry("ab", 5), new Entry("ab", 3)));
+    }
+
+    /** A key entry flagged both TRUNCATED and LOCATED. */
+    static byte[] truncatedAndLocatedImage() {
+        return keysImage(List.of(new Entry(5, SnapshotFormat.KEY_TRUNCATED | SnapshotFormat.KEY_LOCATED, 0,
+                "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 1)));
+    }
+
+    /**
+     * Wrong content behind a valid CRC: the same key twice (whatever the kind), a key both truncated and located,
+     * and an input that would decode to more than the reader's bound; each refused by name. Repeated truncated
+     * prefixes are valid (distinct keys can share one).
+     */
+    @Test
+    void wrongContentIsRejectedByName() throws Exception {
+        assertRejected(duplicateKeyImage(), "key 1: the same bytes as key 0 (duplicate entry)");
+        byte[] ab = "ab".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertRejected(keysImage(List.of(new Entry(5, 0, 0, ab, 0), new Entry(5, 0, 2, ab, 0))),
+                "key 1: the same bytes as key 0");
+        assertRejected(keysImage(List.of(new Entry("x", 9), new Entry("ab", 5), new Entry("c", 4),
+                new Entry("ab", 3))), "key 3: the same bytes as key 1");
+        assertRejected(truncatedAndLocatedImage(), "key 0: both truncated and located");
+        byte[] prefix = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] prefixes = keysImage(List.of(new Entry(5, SnapshotFormat.KEY_TRUNCATED, 0, prefix, 0),
+                new Entry(3, SnapshotFormat.KEY_TRUNCATED, 0, prefix, 0)));
+        assertArrayEquals(prefixes, HotkeeperSnapshot.read(prefixes).toBytes());
+        // The decoded-size bound: 5,000 keys of 3 bytes decode to about 2.6 MB; refused under 1 MiB by every
+        // reader, before anything proportional is allocated, and read under the default.
+        byte[] tiny = tinyKeysImage(5000);
+        long decoded = SnapshotFormat.decodedBytes(false, 64, 5000, tiny.length - 68);
+        assertTrue(decoded > 1 << 20, "decoded " + decoded);
+        AllocationMeter meter = new AllocationMeter();
+        long self = Thread.currentThread().threadId();
+        long before = meter.getThreadAllocatedBytes(self);
+        SnapshotFormatException e = assertThrows(SnapshotFormatException.class,
+                () -> HotkeeperSnapshot.read(tiny, 1 << 20));
+        long allocated = meter.getThreadAllocatedBytes(self) - before;
+        assertTrue(e.getMessage().contains("decoded size of " + decoded + " bytes (keyCount=5000) exceeds "
+                + "maxDecodedBytes=1048576"), e.getMessage());
+        assertTrue(allocated < 64 * 1024, allocated + " bytes allocated before the refusal");
+        assertThrows(SnapshotFormatException.class, () -> HotkeeperSnapshot.read(MemorySegment.ofArray(tiny),
+                1 << 20));
+        e = assertThrows(SnapshotFormatException.class, () -> HotkeeperSnapshot.read(
+                Channels.newChannel(new ByteArrayInputStream(tiny)), 1 << 20));
+        assertTrue(e.getMessage().contains("exceeds maxDecodedBytes=1048576"), e.getMessage());
+        assertEquals(5000, HotkeeperSnapshot.read(tiny).keys().size());
+        assertEquals(5000, HotkeeperSnapshot.read(tiny, decoded).keys().size());
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> HotkeeperSnapshot.read(tiny, -1));
+        assertEquals("maxDecodedBytes=-1: must be >= 0", negative.getMessage());
+    }
+
+    /**
+     * The decoded-size estimate is honest: it bounds what a successful read of many tiny keys allocates (the
+     * input aside), so a bound on it is a bound on the read's heap.
+     */
+    @Test
+    void theDecodedSizeBoundsWhatAReadAllocates() throws Exception {
+        int n = 200_000;
+        byte[] tiny = tinyKeysImage(n);
+        long decoded = SnapshotFormat.decodedBytes(false, 64, n, tiny.length - 68);
+        AllocationMeter meter = new AllocationMeter();
+        long self = Thread.currentThread().threadId();
+        HotkeeperSnapshot.read(tiny); // warm
+        long before = meter.getThreadAllocatedBytes(self);
+        HotkeeperSnapshot s = HotkeeperSnapshot.read(tiny);
+        long allocated = meter.getThreadAllocatedBytes(self) - before;
+        assertEquals(n, s.keys().size());
+        System.out.printf("decoded-size estimate %,d bytes, allocated %,d (%.1f per key)%n", decoded, allocated,
+                (double) allocated / n);
+        assertTrue(allocated <= decoded, allocated + " bytes allocated, estimate " + decoded);
+    }
+
+    /**
+     * A large file of tiny keys (3M empty key entries, a 48 MB mapped file, sparse) would decode to 1.5 GB: the
+     * default bound refuses it after the CRC, before allocating anything proportional to it.
+     */
+    @Test
+    void aLargeFileOfTinyKeysIsRefusedByTheDefaultBound() throws Exception {
+        int keys = 3_000_000;
+        long body = (long) keys * SnapshotFormat.KEY_HEADER_BYTES;
+        byte[] header = keysImage(List.of());
+        putInt(header, SnapshotFormat.OFF_KEY_COUNT, keys);
+        putLong(header, SnapshotFormat.OFF_BODY_BYTES, body);
+        CRC32C crc = new CRC32C();
+        crc.update(header, 0, SnapshotFormat.HEADER_BYTES);
+        byte[] zeros = new byte[1 << 20];
+        for (long left = body; left > 0; left -= zeros.length) {
+            crc.update(zeros, 0, (int) Math.min(left, zeros.length));
+        }
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("hotkeeper-tiny-keys", ".hksnap");
+        try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(file.toFile(), "rw");
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            raf.write(header, 0, SnapshotFormat.HEADER_BYTES);
+            raf.setLength(SnapshotFormat.HEADER_BYTES + body + SnapshotFormat.TRAILER_BYTES);
+            raf.seek(SnapshotFormat.HEADER_BYTES + body);
+            raf.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt((int) crc.getValue()).array());
+            MemorySegment mapped = raf.getChannel().map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0,
+                    raf.length(), arena);
+            AllocationMeter meter = new AllocationMeter();
+            long self = Thread.currentThread().threadId();
+            long before = meter.getThreadAllocatedBytes(self);
+            SnapshotFormatException e = assertThrows(SnapshotFormatException.class,
+                    () -> HotkeeperSnapshot.read(mapped));
+            long allocated = meter.getThreadAllocatedBytes(self) - before;
+            assertTrue(e.getMessage().contains("(keyCount=3000000) exceeds maxDecodedBytes="
+                    + HotkeeperSnapshot.DEFAULT_MAX_DECODED_BYTES), e.getMessage());
+            assertTrue(allocated < 1 << 20, allocated + " bytes allocated before the refusal");
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
     @Test
     void aHundredThousandMutationsAreRejectedCleanlyOrReadCanonically() throws Exception {
         List<byte[]> bases = new ArrayList<>();
         bases.add(golden());
+        // Seeds of wrong content (each rejected as it is; mutations may make them valid, or wrong otherwise).
+        bases.add(duplicateKeyImage());
+        bases.add(truncatedAndLocatedImage());
+        bases.add(tinyKeysImage(300));
         try (Hotkeeper a = Hotkeeper.builder().memoryBytes(4096).seed(1).promotionFloor(1).build();
              Hotkeeper b = Hotkeeper.builder().memoryBytes(4096).seed(2).promotionFloor(1).build()) {
             for (int i = 0; i < 300; i++) {

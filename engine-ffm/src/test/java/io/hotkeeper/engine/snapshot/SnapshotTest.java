@@ -140,6 +140,64 @@ class SnapshotTest {
         return words;
     }
 
+    /** {@code HotkeeperSnapshot.of} over 64 buckets, one candidate, with the given tables and keys. */
+    private static HotkeeperSnapshot of(List<long[]> tables, List<SnapshotKey> keys) {
+        return HotkeeperSnapshot.of(64, 1, 10, 16, 1.08, 0, false, 100, tables, keys);
+    }
+
+    private static void assertRejected(String expected, org.junit.jupiter.api.function.Executable call) {
+        SnapshotFormatException e = org.junit.jupiter.api.Assertions.assertThrows(SnapshotFormatException.class,
+                call);
+        assertTrue(e.getMessage().contains(expected), e.getMessage() + " should mention " + expected);
+    }
+
+    /**
+     * Wrong arguments to {@code of} are refused by name, before the merge or the raise of a located key's slot
+     * reads them (tables of unequal length used to fail there with an ArrayIndexOutOfBoundsException, and a
+     * malformed word in a merged table was merged silently).
+     */
+    @Test
+    void ofRefusesWrongArgumentsNamingThem() {
+        long word = TableLayout.word(3, 7);
+        long[] full = new long[512];
+        full[0] = word;
+        long[] other = new long[512];
+        other[8] = word;
+        SnapshotKey located = new SnapshotKey(new byte[] {1}, 7, false, 3L << 6 | 5);
+        assertRejected("tables[1]: 256 words, bucketCount=64 needs 512", () -> of(List.of(full, new long[256]),
+                List.of()));
+        assertRejected("tables[0]: 256 words, bucketCount=64 needs 512", () -> of(List.of(new long[256], full),
+                List.of()));
+        assertRejected("tables[0]: 8 words, bucketCount=64 needs 512", () -> of(List.of(new long[8]),
+                List.of(located)));
+        List<long[]> withNull = new ArrayList<>();
+        withNull.add(full);
+        withNull.add(null);
+        assertRejected("tables[1] is null", () -> of(withNull, List.of()));
+        long[] tracked = other.clone();
+        tracked[8] |= TableLayout.TRACKED;
+        assertRejected("tables[1] word 8", () -> of(List.of(full, tracked), List.of()));
+        long[] gap = new long[512];
+        gap[1] = word;
+        assertRejected("tables[0] word 1 follows an empty slot", () -> of(List.of(gap), List.of()));
+        assertRejected("key 1: the same bytes as key 0 (duplicate entry)", () -> of(List.of(full),
+                List.of(new SnapshotKey(new byte[] {1}, 7, false, SnapshotKey.NO_LOCATION),
+                        new SnapshotKey(new byte[] {1}, 3, false, HeavyHitter.Kind.TEXT, SnapshotKey.NO_LOCATION))));
+        assertRejected("key 0: both truncated and located", () -> of(List.of(full),
+                List.of(new SnapshotKey(new byte[16], 7, true, 3L << 6 | 5))));
+        assertRejected("k=0", () -> HotkeeperSnapshot.of(64, 1, 0, 16, 1.08, 0, false, 0, List.of(), List.of()));
+        assertRejected("totalWeight=", () -> HotkeeperSnapshot.of(64, 1, 10, 16, 1.08, 0, false, -1, List.of(),
+                List.of()));
+        assertRejected("maxKeyBytes=0", () -> HotkeeperSnapshot.of(64, 1, 10, 0, 1.08, 0, false, 0, List.of(),
+                List.of(new SnapshotKey(new byte[1], 1, false, SnapshotKey.NO_LOCATION))));
+        // Valid: two tables of the right length merge; truncated keys may share their bytes.
+        HotkeeperSnapshot s = of(List.of(full, other), List.of(located,
+                new SnapshotKey(new byte[16], 2, true, SnapshotKey.NO_LOCATION),
+                new SnapshotKey(new byte[16], 1, true, SnapshotKey.NO_LOCATION)));
+        assertEquals(3, s.keys().size());
+        assertEquals(14, s.tableWeight());
+    }
+
     @Test
     void aSnapshotOutlivesItsInstance() {
         HotkeeperSnapshot s;
