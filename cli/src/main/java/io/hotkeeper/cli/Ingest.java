@@ -182,10 +182,34 @@ final class Ingest implements AutoCloseable {
      * Observes every line of every input with {@code threads} workers.
      *
      * @return the summed counts
-     * @throws UserException if an input fails while it is read, or a mapped file shrank while it was read
-     *                       ({@link Truncation})
+     * @throws UserException if an input fails while it is read, a mapped file shrank while it was read
+     *                       ({@link Truncation}), or a line's weight is more than the sketch counts (naming its line)
      */
     Tally run(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
+            throws InterruptedException {
+        try {
+            return runAll(hk, threads, scanners, progress);
+        } catch (WeightLimitException e) {
+            throw e.named(sourceName(e.at.source()), e.at.line() >= 0 ? e.at.line() : lineOf(e.at));
+        }
+    }
+
+    /**
+     * The 1-based line number of the line at {@code at} of a mapped input, counted in a mapping of its own.
+     *
+     * @throws UserException if the file cannot be read again
+     */
+    private long lineOf(Tally.Position at) {
+        Source s = sources.get(at.source());
+        try (Arena counting = Arena.ofConfined()) {
+            MemorySegment mapping = s.channel().map(FileChannel.MapMode.READ_ONLY, 0, at.offset(), counting);
+            return 1 + LineScanner.countNewlines(mapping, 0, at.offset());
+        } catch (IOException | InternalError e) {
+            throw new UserException(s.name() + ": cannot read (" + reason(e) + ")");
+        }
+    }
+
+    private Tally runAll(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
             throws InterruptedException {
         long mapStart = System.nanoTime();
         Tally total = new Tally();
@@ -386,6 +410,9 @@ final class Ingest implements AutoCloseable {
     private static void read(Source source, BlockingQueue<Block> queue, Tally tally, long maxLine,
                              boolean countLines, Workers workers, Progress progress) throws InterruptedException {
         InputStream in = source.stream();
+        if (in instanceof FollowStream f) {
+            f.onPoll(workers::rethrowIfFailed); // a worker's failure ends the wait for more lines
+        }
         byte[] buf = new byte[BLOCK];
         int filled = 0;
         long offset = 0; // the stream's offset of buf[0]
