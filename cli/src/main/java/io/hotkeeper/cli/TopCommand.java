@@ -227,7 +227,8 @@ final class TopCommand implements Callable<Integer> {
                     terminals.stderr() && every == null && ingest.mappedBytes() > PROGRESS_THRESHOLD);
             Printer printer = new Printer(out, err, new Report(format), hk, k, every != null, terminals.stdout());
             Periodic periodic = every == null ? null : new Periodic(every, printer::periodic);
-            interrupts.onSignal(printer::interrupted);
+            interrupts.onSignal(signal -> printer.interrupted(signal, () -> reportSkipped(err, ingest.soFar(),
+                    ingest)));
             long start = System.nanoTime();
             progress.start();
             if (periodic != null) {
@@ -344,8 +345,8 @@ final class TopCommand implements Callable<Integer> {
         if (t.badWeights > 0) {
             Tally.Position first = t.firstBadWeight;
             err.println("hotkeeper: skipped " + lines(t.badWeights) + " whose weight (--weight-field " + weightField
-                    + ") is missing or not a whole number; the first: " + ingest.sourceName(first.source())
-                    + " line " + first.line());
+                    + ") is missing or not a whole number" + (first == null || first.line() < 0 ? ""
+                    : "; the first: " + ingest.sourceName(first.source()) + " line " + first.line()));
         }
         if (t.zeroWeights > 0) {
             err.println("hotkeeper: skipped " + lines(t.zeroWeights) + " of weight 0 (--weight-field " + weightField

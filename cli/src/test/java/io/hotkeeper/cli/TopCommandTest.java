@@ -320,6 +320,33 @@ class TopCommandTest {
         }
     }
 
+    @Test
+    void aSignalsPartialResultSaysWhichLinesWereSkippedSoFar() throws Exception {
+        java.io.PipedOutputStream feed = new java.io.PipedOutputStream();
+        java.io.PipedInputStream stdin = new java.io.PipedInputStream(feed, 1 << 16);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(); // synchronized: read here while the run writes
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        java.util.concurrent.atomic.AtomicInteger exit = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Interrupts interrupts = new Interrupts((code, now) -> exit.set(code)); // a signal that exits nothing
+        // The run never sees the end of its input (a followed file, a pipe kept open): only a signal ends it. Its
+        // thread is left parked, as the JVM's exit would have ended it.
+        Thread.ofPlatform().daemon().start(() -> Main.execute(new String[] {"top", "--every", "100ms", "--format",
+                "tsv", "--min-count", "1", "--max-line-bytes", "8", "-"}, () -> stdin, out, err,
+                new Terminals(false, false), interrupts));
+        feed.write(("x".repeat(100) + "\nok\n").getBytes(StandardCharsets.US_ASCII));
+        feed.flush();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (!out.toString(StandardCharsets.UTF_8).contains("1\tok\t1\t0") && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the lines have been scanned once a block shows ok
+        }
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("1\tok\t1\t0"), out.toString(StandardCharsets.UTF_8));
+        interrupts.signalled("SIGTERM", 15);
+        assertEquals(143, exit.get());
+        assertEquals("hotkeeper: skipped 1 line longer than --max-line-bytes (8)\n"
+                + "hotkeeper: interrupted by SIGTERM: the result above is partial\n",
+                err.toString(StandardCharsets.UTF_8));
+    }
+
     private static String[] withArgs(String[] args, String... more) {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of(more));
