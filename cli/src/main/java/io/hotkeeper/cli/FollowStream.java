@@ -11,22 +11,48 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
  * A file read like {@code tail -F} ({@code --follow}): from its start, then whatever is appended, never at an
- * end. At the end of the data it polls: a different file now at the path (rotation by rename and create) is
- * opened and read from its start once the old one is read to its end; a file now shorter than what was read
- * (rotation by {@code copytruncate}) is read again from its start; a path with no file is waited for. Threads:
- * one reader. Progress: blocking.
+ * end. Whenever it has read to the end of the data it checks the path: a different file now at the path (rotation
+ * by rename and create) is opened and read from its start once the old one is read to its end; a file whose
+ * content was replaced in place (rotation by {@code copytruncate}) is read again from its start; a path with no
+ * file is waited for, polling every {@link #POLL}. Threads: one reader. Progress: blocking.
+ *
+ * <p>Lines never span two files: when it moves to the new file, or back to the start of a truncated one, and the
+ * last byte it gave was not an LF, it gives an LF first, so the old file's unterminated last line is a line of its
+ * own (as {@code tail -F} prints it), not the start of the new file's first line.
+ *
+ * <p>Copytruncate is seen by the file being shorter than what was read, or else by its last bytes read (up to
+ * {@link #TAIL}, kept as they were given) no longer being at the same place: one positional read of at most
+ * {@link #TAIL} bytes each time the end of the data is reached, so a file emptied and written back past the point
+ * read within one poll is still seen. Its limit: a file truncated and rewritten with the very same bytes at the same
+ * place up to the point read (a log of one repeated line, rewritten exactly as long again before a poll) looks
+ * unchanged, and is read on from there. A rotation that happens while data keeps coming is seen at the next end.
  */
 final class FollowStream extends InputStream {
     /** How often the end of the data is polled. */
     static final Duration POLL = Duration.ofMillis(200);
+    /** The most of the last bytes given that are kept to see a file rewritten in place. */
+    static final int TAIL = 64;
 
     private final Path path;
     private FileChannel channel;
     private Object fileKey;
+    /** The last bytes given from the current file, {@code tail[0, tailLength)}, oldest first. */
+    private final byte[] tail = new byte[TAIL];
+    private int tailLength;
+    /** Whether the last byte given (from any file) was not an LF: a file switch then gives an LF first. */
+    private boolean lineOpen;
+    /** An LF to give before anything else (a switch ended an unterminated line). */
+    private boolean newlineOwed;
+    /** Whether the reader reached the end of the data since the last check of the path ({@link #switchFile}). */
+    private boolean atEnd;
+
+    /** Run after each poll's wait: it may throw to end the wait (an ingest worker failed). */
+    private Runnable onPoll = () -> { };
 
     /** Follows {@code channel}, opened on {@code path}. */
     FollowStream(Path path, FileChannel channel) throws IOException {
@@ -48,8 +74,22 @@ final class FollowStream extends InputStream {
             return 0;
         }
         while (true) {
+            // After the end of the data was reached, the path is checked before reading on: the file may have
+            // been replaced, or rewritten in place past the point read, meanwhile.
+            if (atEnd) {
+                atEnd = false;
+                switchFile();
+            }
+            if (newlineOwed) {
+                newlineOwed = false;
+                lineOpen = false;
+                b[off] = '\n';
+                return 1;
+            }
             int n = channel.read(ByteBuffer.wrap(b, off, len));
             if (n > 0) {
+                given(b, off, n);
+                atEnd = channel.position() >= channel.size();
                 return n;
             }
             if (!switchFile()) {
@@ -59,11 +99,30 @@ final class FollowStream extends InputStream {
                     Thread.currentThread().interrupt();
                     throw new InterruptedIOException("interrupted while following " + path);
                 }
+                onPoll.run();
+                atEnd = true;
             }
         }
     }
 
-    /** At the end of the data: reopens a rotated file or rewinds a truncated one; false if nothing changed. */
+    /** Keeps the last bytes of {@code b[off, off + n)} just given, in {@link #tail}. */
+    private void given(byte[] b, int off, int n) {
+        lineOpen = b[off + n - 1] != '\n';
+        if (n >= TAIL) {
+            System.arraycopy(b, off + n - TAIL, tail, 0, TAIL);
+            tailLength = TAIL;
+            return;
+        }
+        int keep = Math.min(tailLength, TAIL - n);
+        System.arraycopy(tail, tailLength - keep, tail, 0, keep);
+        System.arraycopy(b, off, tail, keep, n);
+        tailLength = keep + n;
+    }
+
+    /**
+     * At the end of the data: reopens a rotated file (once the old one has nothing more to read) or rewinds a
+     * truncated one, owing an LF if a line was open; false if nothing changed.
+     */
     private boolean switchFile() throws IOException {
         BasicFileAttributes now;
         try {
@@ -72,6 +131,9 @@ final class FollowStream extends InputStream {
             return false; // rotated away, the new file not created yet
         }
         if (!Objects.equals(now.fileKey(), fileKey)) {
+            if (channel.size() > channel.position()) {
+                return true; // the old file got more after it was renamed (its writer had it open): read it first
+            }
             FileChannel next;
             try {
                 next = FileChannel.open(path, StandardOpenOption.READ);
@@ -81,18 +143,47 @@ final class FollowStream extends InputStream {
             channel.close();
             channel = next;
             fileKey = now.fileKey();
+            restart();
             return true;
         }
-        if (channel.size() < channel.position()) {
+        if (channel.size() < channel.position() || !tailUnchanged()) {
             channel.position(0);
+            restart();
             return true;
         }
         return false;
     }
 
+    /** Whether the file still holds the last bytes given at the place they were read from. */
+    private boolean tailUnchanged() throws IOException {
+        if (tailLength == 0) {
+            return true;
+        }
+        ByteBuffer now = ByteBuffer.allocate(tailLength);
+        long at = channel.position() - tailLength;
+        while (now.hasRemaining()) {
+            int n = channel.read(now, at + now.position());
+            if (n < 0) {
+                return false; // shrank meanwhile
+            }
+        }
+        return Arrays.equals(now.array(), 0, tailLength, tail, 0, tailLength);
+    }
+
+    /** A new file, or the same one from its start: its first line must not continue the last one given. */
+    private void restart() {
+        tailLength = 0;
+        newlineOwed = lineOpen;
+    }
+
+    /** Sets what runs after each poll's wait, on the reading thread; an exception it throws leaves {@link #read}. */
+    void onPoll(Runnable check) {
+        this.onPoll = check;
+    }
+
     @Override
     public int available() throws IOException {
-        return (int) Math.clamp(channel.size() - channel.position(), 0, Integer.MAX_VALUE);
+        return newlineOwed ? 1 : (int) Math.clamp(channel.size() - channel.position(), 0, Integer.MAX_VALUE);
     }
 
     @Override

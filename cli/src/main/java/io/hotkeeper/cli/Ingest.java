@@ -75,6 +75,13 @@ final class Ingest implements AutoCloseable {
     private Consumer<String> onInput = name -> { };
     /** Nanoseconds {@link #run} spent mapping the files and cutting them into ranges (read by the caller). */
     private long mapNanos;
+    /**
+     * For {@link #soFar}: the counts of the inputs read to their end, the workers reading now, and the tally of the
+     * stream reader now reading (null when none). Set by the calling thread.
+     */
+    private volatile Tally finished;
+    private volatile Workers running;
+    private volatile Tally reading;
 
     private Ingest(List<Source> sources) {
         this.sources = sources;
@@ -182,13 +189,38 @@ final class Ingest implements AutoCloseable {
      * Observes every line of every input with {@code threads} workers.
      *
      * @return the summed counts
-     * @throws UserException if an input fails while it is read, or a mapped file shrank while it was read
-     *                       ({@link Truncation})
+     * @throws UserException if an input fails while it is read, a mapped file shrank while it was read
+     *                       ({@link Truncation}), or a line's weight is more than the sketch counts (naming its line)
      */
     Tally run(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
             throws InterruptedException {
+        try {
+            return runAll(hk, threads, scanners, progress);
+        } catch (WeightLimitException e) {
+            throw e.named(sourceName(e.at.source()), e.at.line() >= 0 ? e.at.line() : lineOf(e.at));
+        }
+    }
+
+    /**
+     * The 1-based line number of the line at {@code at} of a mapped input, counted in a mapping of its own.
+     *
+     * @throws UserException if the file cannot be read again
+     */
+    private long lineOf(Tally.Position at) {
+        Source s = sources.get(at.source());
+        try (Arena counting = Arena.ofConfined()) {
+            MemorySegment mapping = s.channel().map(FileChannel.MapMode.READ_ONLY, 0, at.offset(), counting);
+            return 1 + LineScanner.countNewlines(mapping, 0, at.offset());
+        } catch (IOException | InternalError e) {
+            throw new UserException(s.name() + ": cannot read (" + reason(e) + ")");
+        }
+    }
+
+    private Tally runAll(Hotkeeper hk, int threads, Supplier<LineScanner> scanners, Progress progress)
+            throws InterruptedException {
         long mapStart = System.nanoTime();
         Tally total = new Tally();
+        finished = total;
         List<Range> ranges = new ArrayList<>();
         List<Range> whole = new ArrayList<>();
         for (int i = 0; i < sources.size(); i++) {
@@ -246,6 +278,33 @@ final class Ingest implements AutoCloseable {
     /** Nanoseconds the last {@link #run} spent mapping files and cutting them into line-aligned ranges. */
     long mapNanos() {
         return mapNanos;
+    }
+
+    /**
+     * The counts so far of a run that a signal interrupts (its report of skipped lines): the inputs read to their
+     * end plus what the workers and the stream reader have counted. Threads: any (a signal's). Progress:
+     * wait-free. The workers' and the reader's counters are plain fields written by their own threads and read here
+     * without synchronization: a count may lag behind by the lines of a block in flight, and a phase that is
+     * ending (its workers joined, their counts not yet added) is missed; each long is read whole (64-bit JVM).
+     * A first bad weight of a mapped file may lack its line number (-1).
+     */
+    Tally soFar() {
+        Tally sum = new Tally();
+        Tally done = finished;
+        if (done != null) {
+            sum.add(done);
+        }
+        Workers w = running;
+        if (w != null) {
+            for (LineScanner s : w.scanners) {
+                sum.add(s.tally);
+            }
+        }
+        Tally r = reading;
+        if (r != null) {
+            sum.add(r);
+        }
+        return sum;
     }
 
     /** The name of input number {@code index} (- for standard input). */
@@ -328,10 +387,13 @@ final class Ingest implements AutoCloseable {
                 throw e;
             }
         });
-        return workers.join();
+        running = workers;
+        Tally tally = workers.join();
+        running = null;
+        return tally;
     }
 
-    private static Tally runStream(Source source, int index, int threads, Supplier<LineScanner> scanners,
+    private Tally runStream(Source source, int index, int threads, Supplier<LineScanner> scanners,
                                    Progress progress) throws InterruptedException {
         BlockingQueue<Block> queue = new ArrayBlockingQueue<>(2 * threads + 2);
         Workers workers = new Workers(threads, scanners, scanner -> {
@@ -360,6 +422,8 @@ final class Ingest implements AutoCloseable {
             }
         });
         Tally reader = new Tally();
+        running = workers;
+        reading = reader;
         boolean done = false;
         try {
             LineScanner probe = scanners.get();
@@ -375,6 +439,8 @@ final class Ingest implements AutoCloseable {
             }
         }
         Tally tally = workers.join();
+        running = null;
+        reading = null;
         tally.add(reader);
         return tally;
     }
@@ -386,6 +452,9 @@ final class Ingest implements AutoCloseable {
     private static void read(Source source, BlockingQueue<Block> queue, Tally tally, long maxLine,
                              boolean countLines, Workers workers, Progress progress) throws InterruptedException {
         InputStream in = source.stream();
+        if (in instanceof FollowStream f) {
+            f.onPoll(workers::rethrowIfFailed); // a worker's failure ends the wait for more lines
+        }
         byte[] buf = new byte[BLOCK];
         int filled = 0;
         long offset = 0; // the stream's offset of buf[0]

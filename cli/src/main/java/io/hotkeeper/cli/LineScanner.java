@@ -6,12 +6,16 @@ import io.hotkeeper.engine.HotkeeperWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Splits a byte range into lines and observes one key per line straight from the segment: no copy, no String.
  * A line ends at LF; a CR before the LF is dropped; an empty line (or empty field) is skipped; with a field
  * number, the key is that field of the line, as a {@link Splitter} finds it ({@code cut}-style or awk-style); with
- * a weight field, the line adds that field's number to its key (a missing or malformed weight skips the line).
+ * a weight field, the line adds that field's number to its key (a missing or malformed weight skips the line; one
+ * above {@link Weight#MAX}, or one that takes the run's total past {@link Long#MAX_VALUE}, stops the run with a
+ * {@link WeightLimitException}).
  * Newlines are found eight bytes at a time. Unweighted keys go through a {@link HotkeeperWriter} made by the
  * scanning thread at its first {@link #scan} (no worker lookup per key). Threads: one per instance (each worker
  * has its own, and only the thread that scanned first may scan it). Progress: lock-free (the sketch's observe).
@@ -41,6 +45,16 @@ final class LineScanner {
     private int source;
     private long base;
     private long lineNumber;
+    /**
+     * Weighted runs: the sum of the weights every scanner of the run has observed, shared by them and added to at
+     * the end of each {@link #scan} (a CAS loop that refuses to pass {@link Long#MAX_VALUE}: the sketch's total,
+     * {@code Hotkeeper.totalWeight()}, is a long). Within one scan, lines are checked against {@link #headroom}.
+     */
+    private final AtomicLong runWeight;
+    /** What the run's total could still take when this scan started. */
+    private long headroom;
+    /** The weights this scan has observed so far. */
+    private long scannedWeight;
 
     /**
      * @param field        1-based field to use as the key, or 0 for the whole line
@@ -50,6 +64,16 @@ final class LineScanner {
      * @param maxKeyBytes  longer keys are still observed, but counted as truncated (the sketch keeps a prefix)
      */
     LineScanner(Hotkeeper hk, int field, Splitter splitter, int weightField, long maxLineBytes, long maxKeyBytes) {
+        this(hk, field, splitter, weightField, maxLineBytes, maxKeyBytes, new AtomicLong());
+    }
+
+    /**
+     * A scanner of one run of several: {@code runWeight} is the run's sum of weights, shared by all its scanners
+     * (the total checked against {@link Long#MAX_VALUE}).
+     */
+    LineScanner(Hotkeeper hk, int field, Splitter splitter, int weightField, long maxLineBytes, long maxKeyBytes,
+                AtomicLong runWeight) {
+        this.runWeight = runWeight;
         this.hk = hk;
         this.field = field;
         this.splitter = splitter;
@@ -73,6 +97,7 @@ final class LineScanner {
      *
      * @param base      the input's offset of {@code seg}'s byte 0
      * @param firstLine the 1-based line number of the line at {@code start}, or -1 if not known
+     * @throws WeightLimitException at a weight the sketch cannot count (the lines before it are observed)
      */
     void scan(MemorySegment seg, long start, long end, int source, long base, long firstLine) {
         this.source = source;
@@ -82,10 +107,41 @@ final class LineScanner {
             writer = hk.writer();
         }
         boolean wholeLines = field == 0 && weightField == 0;
+        if (weightField > 0) {
+            headroom = Long.MAX_VALUE - runWeight.get();
+            scannedWeight = 0;
+        }
         for (long pos = start; pos < end; ) {
             long limit = Math.min(end, pos + SLICE);
             pos = wholeLines ? scanKeys(seg, pos, limit, end) : scanLines(seg, pos, limit, end);
         }
+        if (weightField > 0) {
+            addToRun(seg, start, end);
+        }
+    }
+
+    /**
+     * Adds this scan's weights to the run's total, unless another scanner's weights, added meanwhile, leave no
+     * room for them: then the last line of this scan is named.
+     */
+    private void addToRun(MemorySegment seg, long start, long end) {
+        long before;
+        do {
+            before = runWeight.get();
+            if (scannedWeight > Long.MAX_VALUE - before) {
+                long last = start;
+                for (long nl = indexOfNewline(seg, start, end); nl + 1 < end; nl = indexOfNewline(seg, nl + 1, end)) {
+                    last = nl + 1;
+                }
+                long line = lineNumber < 0 ? -1 : lineNumber - 1;
+                throw new WeightLimitException(new Tally.Position(source, base + last, line), totalTooLarge());
+            }
+        } while (!runWeight.compareAndSet(before, before + scannedWeight));
+    }
+
+    private static String totalTooLarge() {
+        return "the weights add up to more than " + Long.MAX_VALUE + " by this line, more than the sketch's total "
+                + "counts; scale the weights down (--weight-field)";
     }
 
     // Two loops, one per kind of line: whole lines as keys (the common case), and lines with a field or a weight.
@@ -204,7 +260,8 @@ final class LineScanner {
         long weight = 1;
         if (weightField > 0) {
             long w = splitter.fieldStart(seg, start, end, weightField);
-            weight = w < 0 ? Weight.MALFORMED : Weight.parse(seg, w, splitter.fieldEnd(seg, w, end));
+            long wEnd = w < 0 ? w : splitter.fieldEnd(seg, w, end);
+            weight = w < 0 ? Weight.MALFORMED : Weight.parse(seg, w, wEnd);
             if (weight == Weight.MALFORMED) {
                 tally.badWeight(new Tally.Position(source, base + start, lineNumber));
                 return;
@@ -213,6 +270,16 @@ final class LineScanner {
                 tally.zeroWeights++;
                 return;
             }
+            if (weight == Weight.TOO_LARGE || weight > Weight.MAX) {
+                throw new WeightLimitException(new Tally.Position(source, base + start, lineNumber), "weight "
+                        + text(seg, w, wEnd) + " is more than the sketch counts (at most " + Weight.MAX
+                        + " a line, 2^39-1); split it over several lines or scale the weights down (--weight-field)");
+            }
+            if (weight > headroom - scannedWeight) {
+                throw new WeightLimitException(new Tally.Position(source, base + start, lineNumber),
+                        totalTooLarge());
+            }
+            scannedWeight += weight;
         }
         if (length > maxKeyBytes) {
             tally.truncatedKeys++;
@@ -223,6 +290,12 @@ final class LineScanner {
             hk.observe(seg, from, length, weight);
         }
         tally.keys++;
+    }
+
+    /** The bytes {@code [from, to)} as text for a message, cut to 40 characters. */
+    private static String text(MemorySegment seg, long from, long to) {
+        byte[] bytes = seg.asSlice(from, Math.min(to - from, 40)).toArray(ValueLayout.JAVA_BYTE);
+        return new String(bytes, StandardCharsets.ISO_8859_1) + (to - from > 40 ? "..." : "");
     }
 
     /** The number of LF bytes in {@code [from, end)}. */

@@ -46,12 +46,20 @@ final class Printer {
         }
     }
 
-    /** The result so far after {@code signal}, then the stderr line that marks it partial. */
-    void interrupted(String signal) {
+    /**
+     * The result so far after {@code signal}, then {@code notes} (its stderr lines about skipped input), then the
+     * stderr line that marks it partial.
+     */
+    void interrupted(String signal, Runnable notes) {
         try {
             print(true);
         } catch (Exception e) {
             err.println("hotkeeper: cannot write the partial result (" + Ingest.reason(e) + ")");
+        }
+        try {
+            notes.run();
+        } catch (RuntimeException e) {
+            err.println("hotkeeper: cannot count the skipped lines (" + Ingest.reason(e) + ")");
         }
         err.println("hotkeeper: interrupted by " + signal + ": the result above is partial");
         err.flush();

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -80,8 +81,9 @@ final class TopCommand implements Callable<Integer> {
 
     @Option(names = "--weight-field", paramLabel = "N",
             description = "Add the number in field N (1-based) of each line instead of 1: bytes, latency, a "
-                    + "count. A non-negative integer; lines where it is missing or malformed are skipped and "
-                    + "counted (--stats). Needs --field.")
+                    + "count. A non-negative integer up to 2^39-1 (a larger one, or a total past 2^63-1, stops "
+                    + "the run: exit 2); lines where it is missing, malformed or 0 are skipped and counted on "
+                    + "stderr. Needs --field.")
     Integer weightField;
 
     @Option(names = "--every", paramLabel = "DURATION", converter = Converters.Period.class,
@@ -132,7 +134,8 @@ final class TopCommand implements Callable<Integer> {
     long minCount = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
 
     @Option(names = "--max-line-bytes", paramLabel = "SIZE", defaultValue = "1MiB", converter = Converters.Size.class,
-            description = "Longer lines are skipped and counted as tooLong, 1..1GiB (default: ${DEFAULT-VALUE}).")
+            description = "Longer lines are skipped and counted on stderr (tooLong), 1..1GiB (default: "
+                    + "${DEFAULT-VALUE}).")
     long maxLineBytes;
 
     @Option(names = "--format", paramLabel = "FORMAT",
@@ -224,17 +227,18 @@ final class TopCommand implements Callable<Integer> {
                     terminals.stderr() && every == null && ingest.mappedBytes() > PROGRESS_THRESHOLD);
             Printer printer = new Printer(out, err, new Report(format), hk, k, every != null, terminals.stdout());
             Periodic periodic = every == null ? null : new Periodic(every, printer::periodic);
-            interrupts.onSignal(printer::interrupted);
+            interrupts.onSignal(signal -> printer.interrupted(signal, () -> reportSkipped(err, ingest.soFar(),
+                    ingest)));
             long start = System.nanoTime();
             progress.start();
             if (periodic != null) {
                 periodic.start();
             }
             Tally tally;
+            AtomicLong runWeight = new AtomicLong(); // the weights of all workers, kept <= Long.MAX_VALUE
             try {
-                tally = ingest.run(hk, threads,
-                        () -> new LineScanner(hk, fieldNumber, delimiter, weightNumber, maxLineBytes, maxKey),
-                        progress);
+                tally = ingest.run(hk, threads, () -> new LineScanner(hk, fieldNumber, delimiter, weightNumber,
+                        maxLineBytes, maxKey, runWeight), progress);
             } finally {
                 progress.finish();
                 if (periodic != null) {
@@ -250,10 +254,10 @@ final class TopCommand implements Callable<Integer> {
             }
             int reported = printer.whole();
             long printed = System.nanoTime();
-            if (tally.keys == 0 && (tally.missingField + tally.badWeights > 0 || field != null && tally.empty > 0)) {
-                // --field or --weight-field matched no line: say so rather than print an empty result silently.
-                err.println("hotkeeper: every line was skipped (" + skipReasons(tally) + "; check --field"
-                        + (weightField != null ? ", --weight-field" : "") + " and --delimiter)");
+            reportSkipped(err, tally, ingest);
+            if (reported > 0 && Report.top(hk, 1).getFirst().estimate() >= Weight.MAX) {
+                err.println("hotkeeper: " + Weight.MAX + " is the largest count the sketch holds: an estimate of "
+                        + "it is saturated, the key's true count may be higher");
             }
             if (save != null) {
                 SnapshotFiles.save(hk, save);
@@ -303,6 +307,55 @@ final class TopCommand implements Callable<Integer> {
     private double jvmSeconds() {
         long uptimeNanos = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
         return Math.max(0, uptimeNanos - (System.nanoTime() - started)) / 1e9;
+    }
+
+    /**
+     * Says on stderr which lines were skipped, kind by kind, with their count and the option that governs them
+     * (docs/cli.md, "Skipped lines"): one line for each kind, or, when no line was kept, one line that says so.
+     * Empty lines are skipped without a word unless every line was skipped with {@code --field}.
+     */
+    private void reportSkipped(PrintWriter err, Tally t, Ingest ingest) {
+        boolean fields = t.missingField + t.badWeights + t.zeroWeights + (field != null ? t.empty : 0) > 0;
+        if (t.keys == 0 && (t.tooLong > 0 || fields)) {
+            // No line was kept: one line, rather than an empty result printed silently.
+            List<String> options = new ArrayList<>();
+            if (t.tooLong > 0) {
+                options.add("--max-line-bytes");
+            }
+            if (fields) {
+                options.add("--field");
+                if (weightField != null) {
+                    options.add("--weight-field");
+                }
+                options.add("--delimiter");
+            }
+            String check = options.size() == 1 ? options.getFirst()
+                    : String.join(", ", options.subList(0, options.size() - 1)) + " and " + options.getLast();
+            err.println("hotkeeper: every line was skipped (" + skipReasons(t) + "; check " + check + ")");
+            return;
+        }
+        if (t.tooLong > 0) {
+            err.println("hotkeeper: skipped " + lines(t.tooLong) + " longer than --max-line-bytes ("
+                    + Converters.Size.format(maxLineBytes) + ")");
+        }
+        if (t.missingField > 0) {
+            err.println("hotkeeper: skipped " + lines(t.missingField) + " with fewer than " + field
+                    + " fields (--field, --delimiter)");
+        }
+        if (t.badWeights > 0) {
+            Tally.Position first = t.firstBadWeight;
+            err.println("hotkeeper: skipped " + lines(t.badWeights) + " whose weight (--weight-field " + weightField
+                    + ") is missing or not a whole number" + (first == null || first.line() < 0 ? ""
+                    : "; the first: " + ingest.sourceName(first.source()) + " line " + first.line()));
+        }
+        if (t.zeroWeights > 0) {
+            err.println("hotkeeper: skipped " + lines(t.zeroWeights) + " of weight 0 (--weight-field " + weightField
+                    + ")");
+        }
+    }
+
+    private static String lines(long n) {
+        return String.format(Locale.ROOT, "%,d %s", n, n == 1 ? "line" : "lines");
     }
 
     private static String skipReasons(Tally t) {

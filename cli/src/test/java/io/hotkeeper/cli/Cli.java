@@ -11,6 +11,11 @@ final class Cli {
         List<String> lines() {
             return out.isEmpty() ? List.of() : List.of(out.split("\n"));
         }
+
+        /** The last line of stderr: the JSON object of --stats (lines about skipped input come before it). */
+        String stats() {
+            return err.isEmpty() ? "" : err.substring(err.lastIndexOf('\n', err.length() - 2) + 1);
+        }
     }
 
     private Cli() {

@@ -137,4 +137,38 @@ class LineScannerTest {
             }
         }
     }
+
+    @Test
+    void weightsThatTakeTheRunsTotalPastTheLargestLongStopTheScanAtThatLine() {
+        byte[] text = "a\t5\nb\t6\nc\t7\n".getBytes(StandardCharsets.UTF_8);
+        try (Hotkeeper hk = sketch()) {
+            // Other workers of the run have added all but 10 units already: line 2 takes the total past the limit.
+            java.util.concurrent.atomic.AtomicLong run = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE - 10);
+            LineScanner scanner = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run);
+            WeightLimitException e = org.junit.jupiter.api.Assertions.assertThrows(WeightLimitException.class,
+                    () -> scanner.scan(MemorySegment.ofArray(text), 0, text.length, 0, 0, 1));
+            assertEquals(2, e.at.line());
+            assertEquals(4, e.at.offset());
+            assertTrue(e.getMessage().startsWith("the weights add up to more than 9223372036854775807"), e.getMessage());
+            assertEquals(Long.MAX_VALUE - 10, run.get()); // what the failed scan observed is not added
+        }
+    }
+
+    @Test
+    void theLargestWeightIsTheLargestSlotCount() {
+        assertEquals(io.hotkeeper.engine.table.TableLayout.MAX_COUNT, Weight.MAX);
+    }
+
+    @Test
+    void eachScanAddsItsWeightsToTheRunsTotal() {
+        byte[] text = "a\t5\nb\t6\nc\t0\n".getBytes(StandardCharsets.UTF_8);
+        try (Hotkeeper hk = sketch()) {
+            java.util.concurrent.atomic.AtomicLong run = new java.util.concurrent.atomic.AtomicLong();
+            LineScanner one = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run);
+            LineScanner two = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run);
+            one.scan(MemorySegment.ofArray(text), 0, text.length);
+            two.scan(MemorySegment.ofArray(text), 0, text.length);
+            assertEquals(22, run.get());
+        }
+    }
 }

@@ -113,4 +113,23 @@ class SnapshotCommandsTest {
                 || Cli.run("show", text.toString()).err().contains("wrong magic"));
         assertTrue(Cli.run("show", missing.toString()).err().contains("no such file"));
     }
+
+    @Test
+    void mergedTotalsSaturateAtTheLargestLong() throws Exception {
+        // Totals no run of top reaches (it refuses weights past Long.MAX_VALUE): snapshots of keys only, made here.
+        Path a = dir.resolve("a.hksnap");
+        Path b = dir.resolve("b.hksnap");
+        for (Path p : List.of(a, b)) {
+            var key = new io.hotkeeper.engine.snapshot.SnapshotKey("x".getBytes(StandardCharsets.UTF_8), 100, false,
+                    io.hotkeeper.engine.snapshot.SnapshotKey.NO_LOCATION);
+            Files.write(p, io.hotkeeper.engine.snapshot.HotkeeperSnapshot.of(64, 1, 10, 256, 1.08, 0, false,
+                    Long.MAX_VALUE - 5, List.of(), List.of(key)).toBytes());
+        }
+        Path merged = dir.resolve("m.hksnap");
+        Cli.Result r = Cli.run("merge", "--format", "tsv", "--save", merged.toString(), a.toString(), b.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(List.of("1\tx\t200\t0"), r.lines());
+        JsonNode shown = JSON.readTree(Cli.run("show", "--format", "json", merged.toString()).out());
+        assertEquals(Long.MAX_VALUE, shown.get("header").get("totalWeight").asLong());
+    }
 }

@@ -202,6 +202,37 @@ class StreamingIT {
     }
 
     @Test
+    void followEndsTheOldFilesUnterminatedLastLineAtARotation() throws Exception {
+        Path log = dir.resolve("log.txt");
+        Files.writeString(log, "foo"); // no LF: the reader holds it until the line ends
+        start("top", "--follow", "--every", "200ms", "--format", "tsv", "--min-count", "1", log.toString());
+        await(l -> l.startsWith("# "), "first block");
+        Files.move(log, dir.resolve("log.1"));
+        Files.writeString(log, "bar\n");
+        await(l -> l.equals("2\tfoo\t1\t0"), "foo, a key of its own beside bar");
+        assertTrue(seen.contains("1\tbar\t1\t0"), seen.toString());
+        kill("TERM");
+        rest();
+        assertEquals(143, exit(), err());
+        assertFalse(seen.stream().anyMatch(l -> l.contains("foobar")), seen.toString());
+    }
+
+    @Test
+    void followStopsAtAWeightTooLargeWithExitTwo() throws Exception {
+        Path log = dir.resolve("w.log");
+        Files.writeString(log, "a\t5\n");
+        start("top", "--follow", "--every", "200ms", "--format", "tsv", "--min-count", "1", "--field", "1",
+                "--weight-field", "2", log.toString());
+        await(l -> l.equals("1\ta\t5\t0"), "the first line");
+        Files.writeString(log, "b\t9223372036854775807\n", StandardOpenOption.APPEND);
+        rest();
+        assertEquals(2, exit(), err());
+        assertTrue(err().endsWith(log + ": line 2: weight 9223372036854775807 is more than the sketch counts (at "
+                + "most 549755813887 a line, 2^39-1); split it over several lines or scale the weights down "
+                + "(--weight-field)\n"), err());
+    }
+
+    @Test
     void followOnAMissingFileExitsTwoWithOneLine() throws Exception {
         Path missing = dir.resolve("nope.log");
         start("top", "--follow", missing.toString());

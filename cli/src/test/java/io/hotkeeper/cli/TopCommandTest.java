@@ -84,7 +84,7 @@ class TopCommandTest {
         Cli.Result c = Cli.run("top", "--format", "tsv", "--field", "2", "--delimiter", ",", "--stats",
                 csvFile.toString());
         assertEquals(expectedTsv(COUNTS, 100), c.lines());
-        JsonNode stats = JSON.readTree(c.err());
+        JsonNode stats = JSON.readTree(c.stats());
         assertEquals(1, stats.path("skipped").path("missingField").asLong());
         assertEquals(1, stats.path("skipped").path("empty").asLong());
         assertEquals(2, stats.path("skipped").path("total").asLong());
@@ -157,7 +157,7 @@ class TopCommandTest {
                 "--threads", "2", file.toString());
         assertEquals(0, r.exit(), r.err());
         assertEquals(1, r.err().strip().lines().count());
-        JsonNode s = JSON.readTree(r.err());
+        JsonNode s = JSON.readTree(r.stats());
         long total = java.util.Arrays.stream(COUNTS).sum();
         assertEquals(total, s.get("keys").asLong());
         assertEquals(total, s.get("lines").asLong());
@@ -202,7 +202,7 @@ class TopCommandTest {
             Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--threads", Integer.toString(c[0]),
                     file.toString());
             assertEquals(0, r.exit(), r.err());
-            JsonNode s = JSON.readTree(r.err());
+            JsonNode s = JSON.readTree(r.stats());
             assertEquals(c[1], s.get("tables").asInt(), r.err());
             assertEquals(c[1] == 1 ? "shared" : "per_worker", s.get("saltMode").asText(), r.err());
             // Every table has one writer (one thread, or a table per thread): nothing to combine.
@@ -216,7 +216,7 @@ class TopCommandTest {
         }
         Cli.Result shared = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--shared-table",
                 file.toString());
-        JsonNode s = JSON.readTree(shared.err());
+        JsonNode s = JSON.readTree(shared.stats());
         assertEquals(1, s.get("tables").asInt(), shared.err());
         assertEquals("shared", s.get("saltMode").asText(), shared.err());
         assertEquals("auto", s.get("combining").asText(), shared.err()); // two threads may write one table
@@ -242,7 +242,7 @@ class TopCommandTest {
         assertEquals(30, rows.get(0).get("estimate").asLong());
         assertTrue(rows.get(0).get("truncated").asBoolean());
         assertEquals(20, rows.get(1).get("estimate").asLong());
-        assertEquals(50, JSON.readTree(r.err()).get("truncatedKeys").asLong());
+        assertEquals(50, JSON.readTree(r.stats()).get("truncatedKeys").asLong());
 
         Cli.Result table = Cli.run("top", "--max-key-bytes", "16", file.toString());
         assertTrue(table.out().contains("(truncated)"), table.out());
@@ -265,7 +265,7 @@ class TopCommandTest {
         for (Cli.Result r : List.of(Cli.run(input, "top", "--format", "tsv", "--stats"),
                 Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", file.toString()))) {
             assertEquals(List.of("1\tok\t19\t0", "2\tshort-enough-line\t9\t0"), r.lines());
-            JsonNode s = JSON.readTree(r.err());
+            JsonNode s = JSON.readTree(r.stats());
             assertEquals(2, s.get("skipped").get("tooLong").asLong(), r.err());
             assertEquals(28, s.get("keys").asLong());
             assertEquals(input.length, s.get("bytes").asLong());
@@ -273,12 +273,84 @@ class TopCommandTest {
         // Raise the limit: the long lines are keys now (stdin grows its buffer to hold them).
         Cli.Result big = Cli.run(input, "top", "--format", "tsv", "--stats", "--max-line-bytes", "4MiB",
                 "--min-count", "1");
-        assertEquals(0, JSON.readTree(big.err()).get("skipped").get("tooLong").asLong());
-        assertEquals(30, JSON.readTree(big.err()).get("keys").asLong());
-        assertEquals(2, JSON.readTree(big.err()).get("truncatedKeys").asLong());
+        assertEquals(0, JSON.readTree(big.stats()).get("skipped").get("tooLong").asLong());
+        assertEquals(30, JSON.readTree(big.stats()).get("keys").asLong());
+        assertEquals(2, JSON.readTree(big.stats()).get("truncatedKeys").asLong());
         // A small limit applies to ordinary lines too.
         Cli.Result small = Cli.run(input, "top", "--format", "tsv", "--stats", "--max-line-bytes", "5");
         assertEquals(List.of("1\tok\t19\t0"), small.lines());
+    }
+
+    @Test
+    void everyKindOfSkippedLineIsNamedOnStderrWithItsCountAndOption() throws Exception {
+        List<String> lines = new ArrayList<>(List.of("a\t5", "x".repeat(40) + "\t1", "b", "c\tlots", "d\t0", "e\t0",
+                "", "a\t2", "\t3"));
+        for (int i = 0; i < 20_000; i++) {
+            lines.add("k" + (i % 3) + "\t1");
+        }
+        lines.add(15_000, "too-long-too-long-too-long-too-long-too-long"); // line 15,001
+        Path file = Inputs.write(dir, "mixed.tsv", lines);
+        byte[] data = Files.readAllBytes(file);
+        String[] args = {"top", "--format", "tsv", "--field", "1", "--weight-field", "2", "--max-line-bytes", "32"};
+        for (String threads : new String[] {"1", "2"}) {
+            for (String input : new String[] {"-", file.toString()}) {
+                Cli.Result r = Cli.run(data, withArgs(args, "--threads", threads, input));
+                assertEquals(0, r.exit(), r.err());
+                assertEquals("1\tk0\t6667\t0", r.lines().getFirst());
+                assertEquals("hotkeeper: skipped 2 lines longer than --max-line-bytes (32)\n"
+                        + "hotkeeper: skipped 2 lines whose weight (--weight-field 2) is missing or not a whole number;"
+                        + " the first: " + input + " line 3\n"
+                        + "hotkeeper: skipped 2 lines of weight 0 (--weight-field 2)\n", r.err());
+            }
+        }
+        Cli.Result fields = Cli.run("a,1\nb\nc,2\n".getBytes(StandardCharsets.UTF_8), "top", "--field", "2", "-d",
+                ",", "--format", "tsv");
+        assertEquals("hotkeeper: skipped 1 line with fewer than 2 fields (--field, --delimiter)\n", fields.err());
+    }
+
+    @Test
+    void aFileOfOneLineTooLongSaysEveryLineWasSkipped() throws Exception {
+        byte[] line = "y".repeat(3 * Ingest.BLOCK + 5).getBytes(StandardCharsets.US_ASCII);
+        Path file = Files.write(dir.resolve("one-line.txt"), line);
+        for (Cli.Result r : List.of(Cli.run(line, "top"), Cli.run("top", file.toString()),
+                Cli.run("top", "--threads", "2", file.toString()))) {
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().endsWith("\n(no heavy hitters)\n"), r.out());
+            assertEquals("hotkeeper: every line was skipped (1 too long; check --max-line-bytes)\n", r.err());
+        }
+    }
+
+    @Test
+    void aSignalsPartialResultSaysWhichLinesWereSkippedSoFar() throws Exception {
+        java.io.PipedOutputStream feed = new java.io.PipedOutputStream();
+        java.io.PipedInputStream stdin = new java.io.PipedInputStream(feed, 1 << 16);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(); // synchronized: read here while the run writes
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        java.util.concurrent.atomic.AtomicInteger exit = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Interrupts interrupts = new Interrupts((code, now) -> exit.set(code)); // a signal that exits nothing
+        // The run never sees the end of its input (a followed file, a pipe kept open): only a signal ends it. Its
+        // thread is left parked, as the JVM's exit would have ended it.
+        Thread.ofPlatform().daemon().start(() -> Main.execute(new String[] {"top", "--every", "100ms", "--format",
+                "tsv", "--min-count", "1", "--max-line-bytes", "8", "-"}, () -> stdin, out, err,
+                new Terminals(false, false), interrupts));
+        feed.write(("x".repeat(100) + "\nok\n").getBytes(StandardCharsets.US_ASCII));
+        feed.flush();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (!out.toString(StandardCharsets.UTF_8).contains("1\tok\t1\t0") && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the lines have been scanned once a block shows ok
+        }
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("1\tok\t1\t0"), out.toString(StandardCharsets.UTF_8));
+        interrupts.signalled("SIGTERM", 15);
+        assertEquals(143, exit.get());
+        assertEquals("hotkeeper: skipped 1 line longer than --max-line-bytes (8)\n"
+                + "hotkeeper: interrupted by SIGTERM: the result above is partial\n",
+                err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String[] withArgs(String[] args, String... more) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     @Test
@@ -444,9 +516,11 @@ class TopCommandTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertEquals(0, Main.execute(new String[] {"top", "--format", "tsv", large.toString()},
                 () -> new java.io.ByteArrayInputStream(new byte[0]), out, err, true));
-        String bar = err.toString(StandardCharsets.UTF_8);
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        String skipped = "hotkeeper: every line was skipped (1 too long; check --max-line-bytes)\n";
+        assertTrue(stderr.endsWith("\r" + skipped), stderr); // the bar is cleared before the line
+        String bar = stderr.substring(0, stderr.length() - skipped.length());
         assertTrue(bar.startsWith("\r[") && bar.contains("% ") && bar.contains("/64 MiB"), bar);
-        assertTrue(bar.endsWith("\r") && bar.strip().isEmpty() == false, bar);
         assertEquals("", out.toString(StandardCharsets.UTF_8));
 
         err.reset();
@@ -456,7 +530,7 @@ class TopCommandTest {
         err.reset();
         assertEquals(0, Main.execute(new String[] {"top", "--format", "tsv", large.toString()},
                 () -> new java.io.ByteArrayInputStream(new byte[0]), out, err, false));
-        assertEquals("", err.toString(StandardCharsets.UTF_8)); // not a terminal: silent
+        assertEquals(skipped, err.toString(StandardCharsets.UTF_8)); // not a terminal: no bar
     }
 
     @Test
