@@ -18,8 +18,13 @@ import net.jqwik.api.state.ActionChain;
 import net.jqwik.api.state.ActionChainArbitrary;
 import net.jqwik.api.state.Transformer;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,8 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A model-based test of the lifecycle (issue #26, item 11): random sequences of observations (long and text keys,
- * single and weighted, one at a time and in batches), {@code topK}, {@code reset}, {@code decay}, window advances,
- * snapshot round trips through bytes, {@code merge} and {@code mergeAll}, run against a plain exact model (a count
+ * the latter as text, bytes or a segment; single and weighted, one at a time and in batches), {@code topK},
+ * {@code reset}, {@code decay}, window advances, snapshot round trips through bytes (read back from an array, a
+ * segment or a channel), {@code merge} and {@code mergeAll}, run against a plain exact model (a count
  * per key and table), on tables small enough to be exact: 16 keys in tables of 64 buckets (2 candidates of 8 slots)
  * whose key shards hold 512 entries, so nothing is ever evicted or untracked by pressure. After every step every
  * estimate, the total weight, {@code topK} (as a multiset of (key, estimate): ties may come in any order),
@@ -54,8 +60,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * every thread has flushed, and reset, decay and snapshots, which act on the table only, flush first: that is what
  * {@link HotkeeperBuilder#combining} and {@link Hotkeeper#reset()} document).
  *
- * <p>Bounded for CI ({@code jqwik.tries.default} in junit-platform.properties, about a minute for the four
- * properties on two cores); a longer run: {@code -Djqwik.tries.default=2000} (docs/reliability.md).
+ * <p>Bounded for CI ({@code jqwik.tries.default} in junit-platform.properties: 1,000 tries per property, about a
+ * minute for the four on two quiet cores); a longer run: {@code -Djqwik.tries.default=10000} (docs/reliability.md).
  */
 class LifecycleModelTest {
     /** The sketch's hash seed (the exactness of the key universe below is checked for it). */
@@ -223,7 +229,8 @@ class LifecycleModelTest {
                 .withAction(2, act(topK()))
                 .withAction(1, Action.just(Transformer.mutate("reset()", Subject::reset)))
                 .withAction(2, act(decay()))
-                .withAction(2, Action.just(Transformer.mutate("snapshot round trip", Subject::roundTrip)))
+                .withAction(2, act(Arbitraries.of(Reader.class).map(r -> Transformer.mutate(
+                        "snapshot round trip (read from " + r + ")", s -> s.roundTrip(r)))))
                 .withAction(2, mergeSaved())
                 .withAction(1, mergeAllSaved());
         if (config == Config.WINDOW) {
@@ -250,14 +257,29 @@ class LifecycleModelTest {
 
     private static Arbitrary<Transformer<Subject>> observeOne() {
         Arbitrary<Integer> key = Arbitraries.integers().between(0, N - 1);
-        Arbitrary<Boolean> asBytes = Arbitraries.of(false, true);
-        return Combinators.combine(key, weights(), asBytes).as((i, w, bytes) -> {
+        Arbitrary<Via> via = Arbitraries.of(Via.class);
+        return Combinators.combine(key, weights(), via).as((i, w, v) -> {
             Key k = KEYS.get(i);
-            String via = k.number() != null ? (w == 1 ? "observe(long)" : "observe(long, w)")
-                    : bytes ? (w == 1 ? "observe(byte[])" : "observe(byte[], w)")
-                    : (w == 1 ? "observe(CharSequence)" : "observe(CharSequence, w)");
-            return Transformer.mutate(via + " " + k + (w == 1 ? "" : " w=" + w), s -> s.observe(k, w, bytes));
+            String api = k.number() != null ? (w == 1 ? "observe(long)" : "observe(long, w)")
+                    : "observe(" + v.type + (w == 1 ? ")" : ", w)");
+            return Transformer.mutate(api + " " + k + (w == 1 ? "" : " w=" + w), s -> s.observe(k, w, v));
         });
+    }
+
+    /** How a text key is passed. */
+    enum Via {
+        TEXT("CharSequence"), BYTES("byte[]"), SEGMENT("MemorySegment");
+
+        final String type;
+
+        Via(String type) {
+            this.type = type;
+        }
+    }
+
+    /** How a snapshot's bytes are read back. */
+    enum Reader {
+        BYTES, SEGMENT, CHANNEL
     }
 
     /** observeAll of 1..40 long keys. */
@@ -401,18 +423,25 @@ class LifecycleModelTest {
 
         // ---- actions
 
-        void observe(Key k, long w, boolean bytes) {
+        void observe(Key k, long w, Via via) {
             if (k.number() != null) {
                 if (w == 1) {
                     hk.observe(k.number());
                 } else {
                     hk.observe(k.number(), w);
                 }
-            } else if (bytes) {
+            } else if (via == Via.BYTES) {
                 if (w == 1) {
                     hk.observe(k.bytes());
                 } else {
                     hk.observe(k.bytes(), w);
+                }
+            } else if (via == Via.SEGMENT) {
+                MemorySegment segment = MemorySegment.ofArray(k.bytes());
+                if (w == 1) {
+                    hk.observe(segment);
+                } else {
+                    hk.observe(segment, 0, segment.byteSize(), w);
                 }
             } else if (w == 1) {
                 hk.observe(k.text());
@@ -480,9 +509,19 @@ class LifecycleModelTest {
          * with the same seed (by table) it equals the model, and for a multi-table configuration so does a fresh
          * instance of the same configuration (by keys). The snapshot is saved for merge and mergeAll.
          */
-        void roundTrip() {
+        void roundTrip(Reader reader) {
             flushAll();
-            HotkeeperSnapshot snapshot = HotkeeperSnapshot.read(hk.snapshot().toBytes());
+            byte[] bytes = hk.snapshot().toBytes();
+            HotkeeperSnapshot snapshot;
+            try {
+                snapshot = switch (reader) {
+                    case BYTES -> HotkeeperSnapshot.read(bytes);
+                    case SEGMENT -> HotkeeperSnapshot.read(MemorySegment.ofArray(bytes));
+                    case CHANNEL -> HotkeeperSnapshot.read(Channels.newChannel(new ByteArrayInputStream(bytes)));
+                };
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             long[] expected = expected();
             checkSnapshot(snapshot, expected, "snapshot read back");
             checkMergedIntoFresh(snapshot, expected, "snapshot merged into a fresh instance");
@@ -600,6 +639,7 @@ class LifecycleModelTest {
                     equal(e, hk.estimate(k.text()), "estimate(CharSequence " + k + ")");
                 }
                 equal(e, hk.estimate(k.bytes()), "estimate(byte[] " + k + ")");
+                equal(e, hk.estimate(MemorySegment.ofArray(k.bytes())), "estimate(MemorySegment " + k + ")");
             }
             long total = hk.totalWeight();
             long sum = Arrays.stream(expected).sum();
