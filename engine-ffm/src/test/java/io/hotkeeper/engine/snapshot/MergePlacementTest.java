@@ -139,6 +139,15 @@ class MergePlacementTest {
             s = hk.snapshot();
             table = table(s);
         }
+        // The ninth key's word, claimed in its second bucket, says so (SECOND); the first eight's do not.
+        long ninthFp = GEOMETRY.fingerprint(HASHER.hash(ninth));
+        long secondOfNinth = GEOMETRY.alternate(bucket, ninthFp);
+        for (int i = 0; i < table.length; i++) {
+            long b = i / TableLayout.SLOTS_PER_BUCKET;
+            if (table[i] != 0 && (b == bucket || TableLayout.fingerprint(table[i]) == ninthFp)) {
+                assertEquals(b == secondOfNinth, TableLayout.second(table[i]), TableLayout.describeWord(table[i]));
+            }
+        }
         // The same table with the first bucket emptied: a target whose first bucket has room.
         java.util.Arrays.fill(table, (int) bucket * TableLayout.SLOTS_PER_BUCKET,
                 (int) (bucket + 1) * TableLayout.SLOTS_PER_BUCKET, 0L);
@@ -269,6 +278,68 @@ class MergePlacementTest {
             assertEquals(null, ruleViolation(merged.snapshot()));
             long in = inputs.stream().mapToLong(HotkeeperSnapshot::tableWeight).sum();
             assertEquals(in, merged.snapshot().tableWeight() + merged.report().droppedWeight());
+        }
+    }
+
+    /** Keys (up to {@code n}) whose first bucket is {@code bucket}, distinct fingerprints, skipping {@code skip}. */
+    private static List<Long> keysOfBucket(long bucket, int n, java.util.Set<Long> fps) {
+        List<Long> keys = new ArrayList<>();
+        for (long key = 0; keys.size() < n; key++) {
+            long h = HASHER.hash(key);
+            long fp = GEOMETRY.fingerprint(h);
+            if (GEOMETRY.bucket(h) == bucket && GEOMETRY.alternate(bucket, fp) != bucket && fps.add(fp)) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * A key that takes a slot of its second bucket by the lottery (both its buckets full) marks its word SECOND, as
+     * a claim there does: a merge then replays it as that key, into a fresh sketch and through a merge alone.
+     */
+    @Test
+    void aLotteryTakeoverInTheSecondBucketMarksTheWord() {
+        java.util.Set<Long> fps = new java.util.HashSet<>();
+        long first = GEOMETRY.bucket(HASHER.hash(0L));
+        List<Long> heavy = keysOfBucket(first, 8, fps);
+        long x = -1;
+        for (long key = 1_000_000; x < 0; key++) {
+            long h = HASHER.hash(key);
+            long fp = GEOMETRY.fingerprint(h);
+            if (GEOMETRY.bucket(h) == first && GEOMETRY.alternate(first, fp) != first && !fps.contains(fp)) {
+                x = key;
+                fps.add(fp);
+            }
+        }
+        long xh = HASHER.hash(x);
+        long second = GEOMETRY.alternate(first, GEOMETRY.fingerprint(xh));
+        List<Long> light = keysOfBucket(second, 8, fps);
+        HotkeeperSnapshot s;
+        long estimate;
+        try (Hotkeeper hk = sketch().build()) {
+            for (long key : heavy) {
+                hk.observe(key, 1_000);
+            }
+            for (long key : light) {
+                hk.observe(key, 1);
+            }
+            estimate = hk.observe(x, 1_000);
+            assertTrue(estimate > 0, "x took a light key's slot, some units to the draws");
+            s = hk.snapshot();
+        }
+        int at = -1;
+        for (int i = (int) second * TableLayout.SLOTS_PER_BUCKET; i < (int) (second + 1) * TableLayout.SLOTS_PER_BUCKET; i++) {
+            if (TableLayout.fingerprint(s.slotWord(i)) == GEOMETRY.fingerprint(xh)) {
+                at = i;
+            }
+        }
+        assertTrue(at >= 0, "x's word is in its second bucket");
+        assertTrue(TableLayout.second(s.slotWord(at)), TableLayout.describeWord(s.slotWord(at)));
+        HotkeeperSnapshot untracked = withoutKeys(s, table(s));
+        try (Hotkeeper fresh = sketch().build()) {
+            fresh.merge(HotkeeperSnapshot.mergeAll(List.of(untracked)).snapshot());
+            assertEquals(estimate, fresh.estimate(x));
         }
     }
 }
