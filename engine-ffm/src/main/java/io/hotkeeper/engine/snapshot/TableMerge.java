@@ -262,7 +262,8 @@ final class TableMerge {
         int[] fill = Arrays.copyOf(start, buckets);
         for (int i = 0; i < out.length; i++) {
             if (TableLayout.second(out[i])) {
-                fps[fill[(int) TableLayout.firstBucket(geometry, i / SLOTS, out[i])]++] = TableLayout.fingerprint(out[i]);
+                int first = (int) TableLayout.firstBucket(geometry, i / SLOTS, out[i]);
+                fps[fill[first]++] = TableLayout.fingerprint(out[i]);
             }
         }
         int[] queue = new int[buckets];

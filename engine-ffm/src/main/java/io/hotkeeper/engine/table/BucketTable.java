@@ -495,10 +495,10 @@ public final class BucketTable {
         }
         // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
         // the two sees the other, so a tracked entry is never stranded (Dekker-style, sequentially consistent).
-        // The challenger's word is untracked, marked SECOND if the slot is in its second bucket. It keeps the link lock (PROMOTING) if another thread holds it (only
-        // the holder may clear it); if the victim was tracked and unlocked, the same CAS takes the lock for this
-        // thread, so that no new claim can store its link before this thread has read the victim's (see
-        // KeyShards.replaced, which gives the lock back).
+        // The challenger's word is untracked, marked SECOND if the slot is in its second bucket. It keeps the link
+        // lock (PROMOTING) if another thread holds it (only the holder may clear it); if the victim was tracked and
+        // unlocked, the same CAS takes the lock for this thread, so that no new claim can store its link before this
+        // thread has read the victim's (see KeyShards.replaced, which gives the lock back).
         boolean tracked = TableLayout.tracked(victim) && trackedSlots != null;
         long lock = tracked ? TableLayout.PROMOTING : victim & TableLayout.PROMOTING;
         if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken) | placement(offset, base) | lock)) {

@@ -273,7 +273,8 @@ class MergePlacementTest {
             }
         }
         assertTrue(seconds > 50, "words in second buckets: " + seconds);
-        for (List<HotkeeperSnapshot> inputs : List.of(parts, parts.subList(0, 2), List.of(parts.get(2), parts.get(0)))) {
+        for (List<HotkeeperSnapshot> inputs
+                : List.of(parts, parts.subList(0, 2), List.of(parts.get(2), parts.get(0)))) {
             HotkeeperSnapshot.Merged merged = HotkeeperSnapshot.mergeAll(inputs);
             assertEquals(null, ruleViolation(merged.snapshot()));
             long in = inputs.stream().mapToLong(HotkeeperSnapshot::tableWeight).sum();
@@ -329,7 +330,8 @@ class MergePlacementTest {
             s = hk.snapshot();
         }
         int at = -1;
-        for (int i = (int) second * TableLayout.SLOTS_PER_BUCKET; i < (int) (second + 1) * TableLayout.SLOTS_PER_BUCKET; i++) {
+        int from = (int) second * TableLayout.SLOTS_PER_BUCKET;
+        for (int i = from; i < from + TableLayout.SLOTS_PER_BUCKET; i++) {
             if (TableLayout.fingerprint(s.slotWord(i)) == GEOMETRY.fingerprint(xh)) {
                 at = i;
             }
