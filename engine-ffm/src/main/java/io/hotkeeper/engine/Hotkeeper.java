@@ -850,8 +850,10 @@ public final class Hotkeeper implements AutoCloseable {
      *
      * <p>By table when the snapshot has a table of this size, this sketch has one table, and the hash functions
      * are equal ({@link #seedFingerprint()}: instances built with the same {@link HotkeeperBuilder#seed}): every slot's
-     * count is replayed into the same bucket and fingerprint, through its key when the snapshot tracks it (so
-     * the key is promoted here), untracked otherwise. By keys otherwise: every tracked, untruncated key is
+     * count is replayed as an observation of the key that claimed the slot (its first bucket, which the slot word
+     * records, and its fingerprint), through its key when the snapshot tracks it (so the key is promoted here),
+     * untracked otherwise; so it lands where that key's next observation looks, and two keys of one fingerprint
+     * stay two. By keys otherwise: every tracked, untruncated key is
      * observed with its estimate. Loss: by keys, the snapshot's untracked counts and truncated keys; both ways,
      * whatever the lottery of a full bucket here does to a replayed count (as it would to the same observations
      * arriving live). The total weight grows by the snapshot's.
@@ -871,19 +873,22 @@ public final class Hotkeeper implements AutoCloseable {
             long merged = 0;
             long dropped = 0;
             if (byTable) {
+                // Every slot word is replayed as the key that claimed it: its first bucket (the word's SECOND bit
+                // says whether that is the bucket it sits in or the other of its pair) and its fingerprint, so two
+                // keys of one fingerprint whose first buckets are each other's second stay two keys here. A word
+                // goes through its tracked key when the snapshot has one at that location (so the key is promoted
+                // here), untracked otherwise; both through observe, so it lands where the key's next observation
+                // looks for it.
                 java.util.Map<Long, SnapshotKey> located = new java.util.HashMap<>();
                 for (SnapshotKey key : snapshot.keys()) {
                     if (key.located()) {
-                        // Keyed by the canonical location of its slot (the canonical bucket of its pair, and the
-                        // fingerprint), as the slots below: the key's word may sit in either of its buckets.
-                        long fp = geometry.fingerprint(key.location());
-                        located.putIfAbsent(geometry.locationAt(geometry.canonicalBucket(geometry.bucket(
-                                key.location()), fp), fp), key);
+                        located.putIfAbsent(geometry.locationAt(geometry.bucket(key.location()),
+                                geometry.fingerprint(key.location())), key);
                     }
                 }
-                // Keys whose word sits in their second bucket are replayed last, once every first-bucket word is
-                // in: merged into an empty sketch, each word lands in the bucket it held in the snapshot.
-                record Deferred(SnapshotKey key, long count) {
+                // Words in their key's second bucket are replayed last, once every first-bucket word is in: merged
+                // into an empty sketch, each word lands in the bucket it held in the snapshot.
+                record Deferred(long first, long bucket, long location, long count) {
                 }
                 List<Deferred> seconds = new ArrayList<>();
                 for (int i = 0; i < snapshot.slotCount(); i++) {
@@ -892,45 +897,66 @@ public final class Hotkeeper implements AutoCloseable {
                         continue;
                     }
                     long count = TableLayout.count(word);
-                    long fp = TableLayout.fingerprint(word);
                     long bucket = i / TableLayout.SLOTS_PER_BUCKET;
-                    SnapshotKey key = located.get(geometry.locationAt(geometry.canonicalBucket(bucket, fp), fp));
-                    if (key != null && geometry.bucket(key.location()) != bucket) {
-                        seconds.add(new Deferred(key, count));
-                    } else if (key != null) {
-                        observeArray(key.key(), 0, key.key().length, count, worker);
+                    long first = TableLayout.firstBucket(geometry, bucket, word);
+                    long location = geometry.locationAt(first, TableLayout.fingerprint(word));
+                    if (first != bucket) {
+                        seconds.add(new Deferred(first, bucket, location, count));
                     } else {
-                        // No key: the same bucket and fingerprint, spare bits (the lottery's) from the location. The
-                        // word may sit in its key's second bucket, so its key is looked for in both (the key's first
-                        // bucket here may have room where the snapshot's was full).
-                        long location = geometry.locationAt(bucket, fp);
-                        long hash = (KeyHasher.splitMix(location) & ~0xFFFF_FFFFL) | location;
-                        stats.add(worker, StatsLayout.OBSERVED_WEIGHT, count);
-                        long result = table.observeAnywhere(hash, count, worker);
-                        if ((result & BucketTable.EXPELLED) != 0) {
-                            shardsHere(worker).deliverExpelled();
-                        }
+                        replay(location, located.get(location), count, worker);
                     }
                     merged += count;
                 }
-                // A second-bucket key waits for its first bucket to fill here (with another such key's word, it may
-                // be); what still waits when no key can go goes anyway.
-                // A first bucket is full iff its last slot is occupied (occupied slots are a prefix); this thread
-                // filled it itself, so the acquire load is only for other observers' claims.
-                boolean progress = true;
-                while (!seconds.isEmpty()) {
-                    boolean stuck = !progress;
-                    progress = false;
-                    for (java.util.Iterator<Deferred> it = seconds.iterator(); it.hasNext(); ) {
-                        Deferred d = it.next();
-                        SnapshotKey key = d.key();
-                        if (stuck || table.laSlot(geometry.bucket(key.location()), TableLayout.SLOTS_PER_BUCKET - 1)
-                                != 0) {
-                            observeArray(key.key(), 0, key.key().length, d.count(), worker);
-                            it.remove();
+                // A second-bucket word waits for its key's first bucket to fill here (observe then takes it to the
+                // second). A first bucket is full iff its last slot is occupied (occupied slots are a prefix); this
+                // thread filled it itself, so the acquire load is only for other observers' claims. When every
+                // waiting word's first bucket has room, the words that sat in those first buckets are waiting too.
+                // Following "a waiting word that sat in my first bucket" from one of them ends at a word whose first
+                // bucket no waiting word sat in (its room is no one's: that word goes there), or runs around a cycle
+                // of words that each sat in the next one's first bucket: all of them go to their first buckets at
+                // once, each into the slot its successor left, so none is pushed into a full pair later.
+                java.util.Map<Long, java.util.ArrayDeque<Deferred>> sitting = new java.util.HashMap<>();
+                for (Deferred d : seconds) {
+                    sitting.computeIfAbsent(d.bucket(), b -> new java.util.ArrayDeque<>()).add(d);
+                }
+                java.util.Set<Deferred> done = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+                while (done.size() < seconds.size()) {
+                    boolean progress = false;
+                    for (Deferred d : seconds) {
+                        if (!done.contains(d) && table.laSlot(d.first(), TableLayout.SLOTS_PER_BUCKET - 1) != 0) {
+                            replay(d.location(), located.get(d.location()), d.count(), worker);
+                            done.add(d);
                             progress = true;
-                            stuck = false;
                         }
+                    }
+                    if (progress) {
+                        continue;
+                    }
+                    Deferred release = null;
+                    for (Deferred d : seconds) {
+                        if (!done.contains(d)) {
+                            release = d;
+                            break;
+                        }
+                    }
+                    List<Deferred> chain = new ArrayList<>();
+                    int cycle = -1;
+                    while (cycle < 0) {
+                        chain.add(release);
+                        java.util.ArrayDeque<Deferred> sat = sitting.get(release.first());
+                        while (sat != null && !sat.isEmpty() && done.contains(sat.peekFirst())) {
+                            sat.pollFirst();
+                        }
+                        if (sat == null || sat.isEmpty()) {
+                            cycle = chain.size() - 1; // a chain's end: that one word
+                        } else {
+                            release = sat.peekFirst();
+                            cycle = chain.indexOf(release); // around a cycle: all of it, from where it closes
+                        }
+                    }
+                    for (Deferred d : chain.subList(cycle, chain.size())) {
+                        replay(d.location(), located.get(d.location()), d.count(), worker);
+                        done.add(d);
                     }
                 }
             } else {
@@ -951,6 +977,24 @@ public final class Hotkeeper implements AutoCloseable {
             return new MergeReport(byTable, merged, dropped);
         } catch (IllegalStateException e) {
             throw closedOr(e);
+        }
+    }
+
+    /**
+     * Replays {@code count} units of a snapshot's slot word whose key has {@code location} (first bucket and
+     * fingerprint): through {@code key} when the snapshot tracks it, else as an untracked observation of a hash
+     * with that location (spare bits, the lottery's, from the location). Merges only.
+     */
+    private void replay(long location, SnapshotKey key, long count, long worker) {
+        if (key != null) {
+            observeArray(key.key(), 0, key.key().length, count, worker);
+            return;
+        }
+        long hash = (KeyHasher.splitMix(location) & ~0xFFFF_FFFFL) | location;
+        stats.add(worker, StatsLayout.OBSERVED_WEIGHT, count);
+        long result = table.observe(hash, count, worker);
+        if ((result & BucketTable.EXPELLED) != 0) {
+            shardsHere(worker).deliverExpelled();
         }
     }
 

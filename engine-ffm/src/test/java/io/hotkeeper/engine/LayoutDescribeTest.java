@@ -31,6 +31,8 @@ class LayoutDescribeTest {
             assertEquals("empty", TableLayout.describeWord(0));
             assertEquals("fp=0x1f count=3 T P", TableLayout.describeWord(TableLayout.word(0x1f, 3)
                     | TableLayout.TRACKED | TableLayout.PROMOTING));
+            assertEquals("fp=0x1f count=3 S", TableLayout.describeWord(TableLayout.word(0x1f, 3)
+                    | TableLayout.SECOND));
         }
     }
 

@@ -149,14 +149,14 @@ public final class HotkeeperSnapshot {
         }
         long word = table[slot];
         long count = Math.min(TableLayout.MAX_COUNT, Math.max(TableLayout.count(word), key.estimate()));
-        table[slot] = TableLayout.word(TableLayout.fingerprint(word), count);
+        table[slot] = (word & ~TableLayout.COUNT_MASK) | count; // fingerprint and SECOND kept
         return true;
     }
 
     /**
      * The index of the word at {@code location} (bucket and fingerprint) in {@code table}, or -1: its bucket, then
-     * its other candidate. Both buckets are read whole, as a merged table need not keep a key's first bucket
-     * before its second (TableMerge).
+     * its other candidate, as observe looks. Both buckets are read whole: a table read from a file need not keep
+     * the observe path's rule (a merged one does: TableMerge).
      */
     private static int slotIndex(long[] table, TableGeometry geometry, long location) {
         long fp = geometry.fingerprint(location);
@@ -245,8 +245,11 @@ public final class HotkeeperSnapshot {
             if (word == 0) {
                 continue;
             }
+            long bucket = i / TableLayout.SLOTS_PER_BUCKET;
             if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0 || TableLayout.count(word) == 0
-                    || TableLayout.fingerprint(word) >= fpLimit) {
+                    || TableLayout.fingerprint(word) >= fpLimit || TableLayout.second(word)
+                    && geometry.alternate(bucket, TableLayout.fingerprint(word)) == bucket) {
+                // SECOND where the key has no other bucket (one candidate, or both candidates coincide).
                 throw SnapshotFormat.bad(name + " word " + i + " (" + Long.toHexString(word) + ") is malformed");
             }
             if (i % TableLayout.SLOTS_PER_BUCKET != 0 && table[i - 1] == 0) {
@@ -323,8 +326,8 @@ public final class HotkeeperSnapshot {
     // ---------------------------------------------------------------- contents
 
     /**
-     * The format version this snapshot is written in: 1 for a power-of-two table (readable by version-1 readers),
-     * 2 otherwise (docs/format.md). Threads: any. Progress: wait-free.
+     * The format version this snapshot is written in: {@link #FORMAT_VERSION} (docs/format.md; versions 1 and 2
+     * are read, not written). Threads: any. Progress: wait-free.
      */
     public int formatVersion() {
         return SnapshotFormat.versionFor(geometry);
@@ -400,7 +403,8 @@ public final class HotkeeperSnapshot {
 
     /**
      * Slot word {@code index} (bucket {@code index / 8}, slot {@code index % 8}): fingerprint at bit 41 and up,
-     * count in the low 39 bits, 0 for an empty slot. Threads: any. Progress: wait-free.
+     * bit 38 set if the word sits in its key's second candidate bucket, count in the low 38 bits, 0 for an empty
+     * slot (docs/format.md). Threads: any. Progress: wait-free.
      *
      * @throws IllegalStateException     without a table
      * @throws IndexOutOfBoundsException if {@code index} is not in 0..slotCount()-1
@@ -633,11 +637,13 @@ public final class HotkeeperSnapshot {
     /**
      * Merges snapshots into one. Commutative; associative within the loss below.
      *
-     * <p><b>By table</b>, when every input has a table of the same size and the same hash fingerprint: in each
-     * bucket the counts of equal fingerprints are summed and the 8 largest sums kept (ordered by count, then
-     * fingerprint); a tracked key's estimate becomes the merged count of its slot, so it includes what other
-     * inputs counted for it without tracking it. Loss: the sums that did not fit in their bucket (reported as
-     * dropped weight; the lightest of up to {@code 8 * inputs} candidates), and the keys whose slot was dropped.
+     * <p><b>By table</b>, when every input has a table of the same size and the same hash fingerprint: the counts
+     * of each key (a fingerprint and its key's first bucket, which a slot word records) are summed and each bucket
+     * keeps the 8 largest sums (ordered by count, then fingerprint), with a key's second bucket taking what its
+     * first cannot, where the key's next observation looks for it (TableMerge); a tracked key's estimate becomes
+     * the merged count of its slot, so it includes what other inputs counted for it without tracking it. Two keys
+     * are never summed into one slot. Loss: the sums that did not fit in their buckets (reported as dropped
+     * weight), and the keys whose slot was dropped.
      *
      * <p><b>By keys</b> otherwise: tracked keys are unioned by their bytes and their estimates summed; the result
      * has no table. Loss: whatever an input counted in slots it did not track (a key tracked in one input and

@@ -15,11 +15,12 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * Versions 1 and 2 of the snapshot format (docs/format.md has the layout): a 64-byte header, the body (table words,
+ * Versions 1 to 3 of the snapshot format (docs/format.md has the layout): a 64-byte header, the body (table words,
  * then tracked keys), and a CRC32C of everything before it. Little-endian throughout. Version 2 adds the bucket
- * count (header offset 28, reserved in version 1) for tables whose bucket count is not a power of two; a
- * power-of-two table is always written as version 1 (byte for byte what earlier writers wrote, and readable by
- * them), any other as version 2, so every snapshot has exactly one encoding.
+ * count (header offset 28, reserved in version 1) for tables whose bucket count is not a power of two. Version 3,
+ * the only one written, holds the bucket count for every table and gives a slot word the SECOND bit (bit 38: the
+ * word sits in its key's second candidate bucket), its count 38 bits; versions 1 and 2 are read, their words
+ * converted by {@link LegacyWords}. So every snapshot written has exactly one encoding.
  *
  * <p>Reading checks, in this order: length of the header, magic, version, flags, the body length against the
  * input, the CRC, the header's fields, the decoded size against the reader's bound, the table words, every key
@@ -32,10 +33,12 @@ import java.util.zip.CRC32C;
 final class SnapshotFormat {
     /** "HKSNAP\r\n": a text-mode transfer that rewrites line ends breaks the magic. */
     static final long MAGIC = 0x0A0D_5041_4E53_4B48L;
-    /** The newest version: this class reads versions 1 and 2. */
-    static final int VERSION = 2;
-    /** The version of power-of-two tables (and of snapshots without a table of another size). */
+    /** The version written: this class reads versions 1 to 3. */
+    static final int VERSION = 3;
+    /** Read only: power-of-two tables before version 3 (offset 28 reserved, count in the low 39 bits of a word). */
     static final int VERSION_POWER_OF_TWO = 1;
+    /** Read only: other bucket counts before version 3 (bucket count at offset 28, count in 39 bits). */
+    static final int VERSION_ANY_BUCKETS = 2;
     static final int HEADER_BYTES = 64;
     static final int TRAILER_BYTES = 4;
     static final int FLAG_SEEDED = 1;
@@ -102,9 +105,9 @@ final class SnapshotFormat {
     private SnapshotFormat() {
     }
 
-    /** The version a snapshot of {@code geometry} is written in: 1 for a power of two, 2 otherwise. */
+    /** The version a snapshot of {@code geometry} is written in: {@link #VERSION}, whatever its bucket count. */
     static int versionFor(TableGeometry geometry) {
-        return geometry.powerOfTwo() ? VERSION_POWER_OF_TWO : VERSION;
+        return VERSION;
     }
 
     /** The geometry of {@code bucketCount} buckets, or a format exception naming the allowed range. */
@@ -260,7 +263,11 @@ final class SnapshotFormat {
         if (pos != end) {
             throw bad((end - pos) + " bytes of the body after the last key");
         }
-        return HotkeeperSnapshot.validated(geometry(h.bucketCount, h.candidates), h.k, h.maxKeyBytes, h.decayBase,
+        TableGeometry geometry = geometry(h.bucketCount, h.candidates);
+        if (table != null && h.version < VERSION) {
+            LegacyWords.convert(table, geometry, keys);
+        }
+        return HotkeeperSnapshot.validated(geometry, h.k, h.maxKeyBytes, h.decayBase,
                 h.seedFingerprint,
                 h.seeded, h.totalWeight, table, keys, true);
     }
@@ -360,14 +367,14 @@ final class SnapshotFormat {
             throw bad("wrong magic " + Long.toHexString(magic) + ": not a Hotkeeper snapshot");
         }
         int version = Short.toUnsignedInt(in.get(SHORT, OFF_VERSION));
-        if (version != VERSION_POWER_OF_TWO && version != VERSION) {
+        if (version < VERSION_POWER_OF_TWO || version > VERSION) {
             throw bad("unsupported version " + version + " (this reader knows versions " + VERSION_POWER_OF_TWO
-                    + " and " + VERSION + ")");
+                    + " to " + VERSION + ")");
         }
     }
 
-    private record Header(long bucketCount, int candidates, boolean hasTable, boolean seeded, int k, int maxKeyBytes,
-                          int keyCount, double decayBase, long seedFingerprint, long totalWeight) {
+    private record Header(int version, long bucketCount, int candidates, boolean hasTable, boolean seeded, int k,
+                          int maxKeyBytes, int keyCount, double decayBase, long seedFingerprint, long totalWeight) {
     }
 
     private static Header header(MemorySegment in, int flags) {
@@ -385,14 +392,21 @@ final class SnapshotFormat {
                     + TableLayout.MAX_INDEX_BITS);
         }
         long bucketCount = 1L << indexBits;
-        if (version != VERSION_POWER_OF_TWO) {
-            // Version 2: any bucket count but a power of two (which is always written as version 1), and indexBits
-            // its ceil(log2).
+        if (version == VERSION_ANY_BUCKETS) {
+            // Version 2: any bucket count but a power of two (which was always written as version 1), and
+            // indexBits its ceil(log2).
             bucketCount = Integer.toUnsignedLong(in.get(INT, OFF_BUCKET_COUNT));
             TableGeometry geometry = geometry(bucketCount);
             if (geometry.powerOfTwo() || geometry.indexBits() != indexBits) {
                 throw bad("bucketCount=" + bucketCount + " with indexBits=" + indexBits + ": version " + version
                         + " holds a bucket count that is not a power of two, and indexBits = ceil(log2 bucketCount)");
+            }
+        } else if (version == VERSION) {
+            // Version 3: any bucket count, and indexBits its ceil(log2).
+            bucketCount = Integer.toUnsignedLong(in.get(INT, OFF_BUCKET_COUNT));
+            if (geometry(bucketCount).indexBits() != indexBits) {
+                throw bad("bucketCount=" + bucketCount + " with indexBits=" + indexBits + ": version " + version
+                        + " holds indexBits = ceil(log2 bucketCount)");
             }
         }
         int k = in.get(INT, OFF_K);
@@ -401,7 +415,7 @@ final class SnapshotFormat {
         double decayBase = Double.longBitsToDouble(in.get(LONG, OFF_DECAY_BASE));
         long totalWeight = in.get(LONG, OFF_TOTAL_WEIGHT);
         checkParameters(k, maxKeyBytes, keyCount, decayBase, totalWeight);
-        return new Header(bucketCount, (flags & FLAG_TWO_CANDIDATES) != 0 ? 2 : 1, (flags & FLAG_TABLE) != 0,
+        return new Header(version, bucketCount, (flags & FLAG_TWO_CANDIDATES) != 0 ? 2 : 1, (flags & FLAG_TABLE) != 0,
                 (flags & FLAG_SEEDED) != 0, k, maxKeyBytes,
                 keyCount, decayBase, in.get(LONG, OFF_SEED_FINGERPRINT), totalWeight);
     }

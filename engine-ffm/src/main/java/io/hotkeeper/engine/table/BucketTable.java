@@ -57,6 +57,9 @@ import static io.hotkeeper.engine.table.TableLayout.SLOT_BYTES;
  *     proves the key is not in the second, which keeps a hit in the first bucket (the common case) at one line.
  *     Reset does empty slots: a claim in a second bucket re-checks the first after it (claimedInSecond), so
  *     that a reset that overtook it cannot leave the key where no scan looks.
+ *     A claim in the second bucket (phase 2 or 3) sets the word's SECOND bit, a constant chosen by the bucket
+ *     claimed, so that a replay of the word elsewhere (a merge) knows its key's first bucket (TableLayout); a
+ *     refresh keeps it, as it keeps every bit above the count.
  *
  * <p>Size: the three phases and the accessors they share, kept in one class so that every access to a slot word, and
  * its mode, is in one file; the bit and offset arithmetic lives in TableLayout and TableGeometry.
@@ -255,7 +258,7 @@ public final class BucketTable {
                     stats.add(worker, StatsLayout.CLAIMS, 1);
                     return promoteIfAtFloor(count);
                 }
-                return observeFull(hash, weight, worker, false);
+                return observeFull(hash, weight, worker);
             }
             if (TableLayout.fingerprint(word) == fp) {
                 long next = TableLayout.count(word) + weight;
@@ -263,7 +266,7 @@ public final class BucketTable {
                     stats.add(worker, StatsLayout.REFRESHES, 1);
                     return flags(word, next);
                 }
-                return observeFull(hash, weight, worker, false);
+                return observeFull(hash, weight, worker);
             }
             if (s == 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
                 weakestOffset = offset;
@@ -281,10 +284,11 @@ public final class BucketTable {
                 long word = (long) SLOT.get(table, offset);
                 if (word == 0) {
                     long count = Math.min(weight, MAX_COUNT);
-                    if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
+                    // The second bucket: the claim marks the word SECOND (a constant), for replays (TableLayout).
+                    if (casRelSlot(offset, 0L, TableLayout.word(fp, count) | TableLayout.SECOND)) {
                         return claimedInSecond(hash, offset, count, worker);
                     }
-                    return observeFull(hash, weight, worker, false);
+                    return observeFull(hash, weight, worker);
                 }
                 if (TableLayout.fingerprint(word) == fp) {
                     long next = TableLayout.count(word) + weight;
@@ -292,7 +296,7 @@ public final class BucketTable {
                         stats.add(worker, StatsLayout.REFRESHES, 1);
                         return flags(word, next);
                     }
-                    return observeFull(hash, weight, worker, false);
+                    return observeFull(hash, weight, worker);
                 }
                 if (TableLayout.count(word) < TableLayout.count(weakestWord)) {
                     weakestOffset = offset;
@@ -301,8 +305,8 @@ public final class BucketTable {
             }
         }
         // Full candidates without the key: the lottery against the weakest occupant, from this one scan.
-        long result = challenge(weakestOffset, weakestWord, fp, TableLayout.spare(hash), weight, worker);
-        return result >= 0 ? result : observeFull(hash, weight, worker, false);
+        long result = challenge(weakestOffset, weakestWord, base, fp, TableLayout.spare(hash), weight, worker);
+        return result >= 0 ? result : observeFull(hash, weight, worker);
     }
 
     /**
@@ -322,20 +326,8 @@ public final class BucketTable {
         return bucketOffset == base || bucketOffset == secondOffset(base, fingerprint(hash));
     }
 
-    /**
-     * As {@link #observe}, but the key is looked for in both candidate buckets even where the first has room: for
-     * replaying a slot word of another table (a snapshot merged into this one), which may sit in either bucket of
-     * its key without telling which is the first. Threads: any. Progress: lock-free.
-     */
-    public long observeAnywhere(long hash, long weight, long worker) {
-        return observeFull(hash, weight, worker, true);
-    }
-
-    /**
-     * The full observation: all three phases, saturation, approximate counting, and the retry loops. With
-     * {@code anywhere}, the second bucket is searched even when the first has room (see observeAnywhere).
-     */
-    private long observeFull(long hash, long weight, long worker, boolean anywhere) {
+    /** The full observation: all three phases, saturation, approximate counting, and the retry loops. */
+    private long observeFull(long hash, long weight, long worker) {
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
         long second = secondOffset(base, fp);
@@ -353,7 +345,7 @@ public final class BucketTable {
             long weakest = -1;
             long weakestWord = 0;
             for (int i = 0; i < scanned; i++) {
-                if (i == SLOTS_PER_BUCKET && empty >= 0 && !anywhere) {
+                if (i == SLOTS_PER_BUCKET && empty >= 0) {
                     break; // the first bucket has room, so the key is not in the second (see observe)
                 }
                 long offset = (i < SLOTS_PER_BUCKET ? base : second) + (long) (i & (SLOTS_PER_BUCKET - 1)) * SLOT_BYTES;
@@ -380,7 +372,7 @@ public final class BucketTable {
             if (empty >= 0) {
                 long count = Math.min(weight, MAX_COUNT);
                 // Release CAS 0 -> word: pairs with laSlot. Fails only if another thread claimed it.
-                if (casRelSlot(empty, 0L, TableLayout.word(fp, count))) {
+                if (casRelSlot(empty, 0L, TableLayout.word(fp, count) | placement(empty, base))) {
                     if ((empty - base) >>> BUCKET_SHIFT != 0) {
                         return claimedInSecond(hash, empty, count, worker);
                     }
@@ -389,7 +381,7 @@ public final class BucketTable {
                 }
                 continue;
             }
-            long result = challenge(weakest, weakestWord, fp, TableLayout.spare(hash), weight, worker);
+            long result = challenge(weakest, weakestWord, base, fp, TableLayout.spare(hash), weight, worker);
             if (result >= 0) {
                 return result;
             }
@@ -478,7 +470,7 @@ public final class BucketTable {
             word = witness;
         }
         // Volatile load, after the CAS: with a reset still under way the units count as cleared (see above).
-        return clearing.get() != 0 ? 0 : observeFull(hash, TableLayout.count(word), worker, false);
+        return clearing.get() != 0 ? 0 : observeFull(hash, TableLayout.count(word), worker);
     }
 
     /**
@@ -559,10 +551,19 @@ public final class BucketTable {
     }
 
     /**
-     * Phase 3 against the slot at {@code offset} holding {@code victim}. Returns the challenger's estimate (0 when
-     * it did not take the slot), or -1 if the CAS lost and the caller should scan again.
+     * {@link TableLayout#SECOND} if the slot at {@code offset} is not in the bucket at {@code base} (the claiming
+     * key's first bucket), else 0: what a claim of that slot ORs into its word.
      */
-    private long challenge(long offset, long victim, long fp, long spare, long weight, long worker) {
+    private static long placement(long offset, long base) {
+        return ((offset ^ base) >>> BUCKET_SHIFT) == 0 ? 0 : TableLayout.SECOND;
+    }
+
+    /**
+     * Phase 3 against the slot at {@code offset} holding {@code victim}, for a challenger whose first bucket is at
+     * {@code base}. Returns the challenger's estimate (0 when it did not take the slot), or -1 if the CAS lost and
+     * the caller should scan again.
+     */
+    private long challenge(long offset, long victim, long base, long fp, long spare, long weight, long worker) {
         long count = TableLayout.count(victim);
         long remaining = weight;
         long decrements = 0;
@@ -600,13 +601,13 @@ public final class BucketTable {
         }
         // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
         // the two sees the other, so a tracked entry is never stranded (Dekker-style, sequentially consistent).
-        // The challenger's word is untracked. It keeps the link lock (PROMOTING) if another thread holds it (only
-        // the holder may clear it); if the victim was tracked and unlocked, the same CAS takes the lock for this
-        // thread, so that no new claim can store its link before this thread has read the victim's (see
-        // KeyShards.replaced, which gives the lock back).
+        // The challenger's word is untracked, marked SECOND if the slot is in its second bucket. It keeps the link
+        // lock (PROMOTING) if another thread holds it (only the holder may clear it); if the victim was tracked and
+        // unlocked, the same CAS takes the lock for this thread, so that no new claim can store its link before this
+        // thread has read the victim's (see KeyShards.replaced, which gives the lock back).
         boolean tracked = TableLayout.tracked(victim) && trackedSlots != null;
         long lock = tracked ? TableLayout.PROMOTING : victim & TableLayout.PROMOTING;
-        if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken) | lock)) {
+        if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken) | placement(offset, base) | lock)) {
             return -1;
         }
         stats.add(worker, StatsLayout.EVICTION_WINS, decrements);

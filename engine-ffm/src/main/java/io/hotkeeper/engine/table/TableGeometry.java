@@ -34,8 +34,8 @@ package io.hotkeeper.engine.table;
  *  alternate(b)   = (d(fp) - b) mod bucketCount
  * </pre>
  * The map is an involution ({@code alternate(alternate(b)) == b}), so from either bucket of a slot word and its
- * fingerprint the other one follows without the key: a merge, a snapshot and a replay can pair a word with its key
- * wherever the word sits. Where {@code 2b == d(fp) (mod bucketCount)} both candidates are the same bucket (about
+ * fingerprint the other one follows without the key; the word's {@link TableLayout#SECOND} bit says which of the
+ * two is its key's first, so a merge, a snapshot and a replay can pair a word with its key wherever the word sits. Where {@code 2b == d(fp) (mod bucketCount)} both candidates are the same bucket (about
  * one key in {@code bucketCount}, or two for an even count); such keys have one bucket. A key enters its second
  * bucket only while its first is full, so a first bucket with an empty slot proves the key is not in its second
  * (until a reset empties both; docs/design.md, "Two candidate buckets").
@@ -124,7 +124,8 @@ public final class TableGeometry {
 
     /**
      * The lower of a key's two candidate buckets, given either one and the fingerprint: the same for both slots a
-     * key may hold, so it names the key's pair of buckets (merges and replays group by it).
+     * key may hold, so it names the key's pair of buckets. (Not the key: two keys of one fingerprint whose first
+     * buckets are each other's second share it; TableLayout#SECOND tells them apart.)
      */
     public long canonicalBucket(long bucket, long fingerprint) {
         return Math.min(bucket, alternate(bucket, fingerprint));

@@ -23,10 +23,16 @@ import java.lang.foreign.ValueLayout;
  *
  * <h2>Slot word (64 bits, read and written only as a whole through VarHandle atomics)</h2>
  * <pre>
- *  63                     41  40  39  38                                    0
- *  +------------------------+---+---+---------------------------------------+
- *  | fingerprint (23 bits)  | P | T | count (39 bits, saturates at 2^39 - 1)|
- *  +------------------------+---+---+---------------------------------------+
+ *  63                     41  40  39  38  37                                0
+ *  +------------------------+---+---+---+-----------------------------------+
+ *  | fingerprint (23 bits)  | P | T | S | count (38 bits, saturates 2^38-1) |
+ *  +------------------------+---+---+---+-----------------------------------+
+ *  S (second): the word sits in the second candidate bucket of the key that claimed it, so that key's first
+ *    bucket is alternate(this bucket, fingerprint); clear in its first bucket (and in every word of a table
+ *    with one candidate per key, or where both candidates coincide). Set once, by the claim (a constant OR
+ *    chosen by the bucket claimed), kept by every later write of the word. With it a replay of the word (a
+ *    merge, a snapshot fold) knows the key's first bucket: two keys of one fingerprint whose first buckets are
+ *    each other's second are two slots, and stay two (docs/design.md, "Two candidate buckets").
  *  T (tracked): the slot's key is recorded in a key shard and the link array names the entry.
  *  P (promoting): a promotion's claim is in flight on this slot, from the CAS that set T until its link is
  *    stored and checked. Refreshes keep it, a replacement carries it over to the challenger's word, and no
@@ -60,21 +66,26 @@ public final class TableLayout {
     public static final int TABLE_ALIGNMENT = 128;
 
     /** Bits of the count field. */
-    public static final int COUNT_BITS = 39;
+    public static final int COUNT_BITS = 38;
     /** Mask of the count field; also the saturation value of a count. */
     public static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
     /** Largest count a slot can hold; increments stop here instead of wrapping. */
     public static final long MAX_COUNT = COUNT_MASK;
+    /**
+     * The second bit: the word sits in the second candidate bucket of the key that claimed it (see the class
+     * comment). Written by the claim, never changed while the word lives.
+     */
+    public static final long SECOND = 1L << COUNT_BITS;
     /** The tracked bit: set while a key shard holds this slot's key (see the link array). */
-    public static final long TRACKED = 1L << COUNT_BITS;
+    public static final long TRACKED = 1L << (COUNT_BITS + 1);
     /**
      * The promoting bit: set with {@link #TRACKED} by a promotion's claim and cleared by the same promotion once
      * its link is stored and checked (or its claim lost); carried over by a replacement, so that no second claim
      * can start on the slot while the first one's link store is still to come.
      */
-    public static final long PROMOTING = 1L << (COUNT_BITS + 1);
+    public static final long PROMOTING = 1L << (COUNT_BITS + 2);
     /** Shift of the fingerprint field within the slot word. */
-    public static final int FINGERPRINT_SHIFT = COUNT_BITS + 2;
+    public static final int FINGERPRINT_SHIFT = COUNT_BITS + 3;
     /** Widest fingerprint. */
     public static final int MAX_FINGERPRINT_BITS = 64 - FINGERPRINT_SHIFT;
     /** Narrowest fingerprint; bounds the bucket count. */
@@ -115,6 +126,19 @@ public final class TableLayout {
         return (word & TRACKED) != 0;
     }
 
+    /** Whether the second bit is set: the word sits in its claimant's second candidate bucket. */
+    public static boolean second(long word) {
+        return (word & SECOND) != 0;
+    }
+
+    /**
+     * The first candidate bucket of the key that claimed a word found in bucket {@code bucket}: the bucket itself,
+     * or its alternate when {@link #SECOND} is set.
+     */
+    public static long firstBucket(TableGeometry geometry, long bucket, long word) {
+        return second(word) ? geometry.alternate(bucket, fingerprint(word)) : bucket;
+    }
+
     /** Whether the promoting bit is set (a promotion's claim is in flight). */
     public static boolean promoting(long word) {
         return (word & PROMOTING) != 0;
@@ -141,14 +165,14 @@ public final class TableLayout {
     }
 
     /**
-     * A slot word in words, for debugging: {@code empty}, or {@code fp=0x.. count=.. [T] [P]}.
+     * A slot word in words, for debugging: {@code empty}, or {@code fp=0x.. count=.. [S] [T] [P]}.
      */
     public static String describeWord(long word) {
         if (word == 0) {
             return "empty";
         }
-        return "fp=0x" + Long.toHexString(fingerprint(word)) + " count=" + count(word) + (tracked(word) ? " T" : "")
-                + (promoting(word) ? " P" : "");
+        return "fp=0x" + Long.toHexString(fingerprint(word)) + " count=" + count(word) + (second(word) ? " S" : "")
+                + (tracked(word) ? " T" : "") + (promoting(word) ? " P" : "");
     }
 
     /**

@@ -80,14 +80,28 @@ class SnapshotFuzzTest {
         magic[0] = 'X';
         assertRejected(magic, "wrong magic");
         byte[] version = g.clone();
-        version[8] = 3;
-        assertRejected(version, "unsupported version 3");
-        // Version 1 (a power-of-two table) keeps offset 28 reserved; version 2 must not hold a power of two (one
-        // encoding per snapshot) and its indexBits must be ceil(log2 bucketCount).
+        version[8] = 4;
+        assertRejected(version, "unsupported version 4");
+        // Version 3 holds every bucket count, with indexBits its ceil(log2). Of the versions only read: version 1
+        // (a power-of-two table) keeps offset 28 reserved; version 2 must not hold a power of two and its
+        // indexBits must be ceil(log2 bucketCount).
+        byte[] v3Bits = g.clone();
+        putInt(v3Bits, SnapshotFormat.OFF_BUCKET_COUNT, 200);
+        fixCrc(v3Bits);
+        assertRejected(v3Bits, "bucketCount=200 with indexBits=6: version 3");
         byte[] reserved = g.clone();
-        putInt(reserved, SnapshotFormat.OFF_BUCKET_COUNT, 96);
+        reserved[8] = 1;
         fixCrc(reserved);
         assertRejected(reserved, "reserved header bytes are not zero");
+        // SECOND (bit 38) on a word whose key has no other bucket: the one-candidate golden file's first word,
+        // read as version 3.
+        byte[] one = SnapshotGoldenTest.resource(SnapshotGoldenTest.GOLDEN_ONE_CANDIDATE);
+        one[8] = 3;
+        putInt(one, SnapshotFormat.OFF_BUCKET_COUNT, 64);
+        putLong(one, SnapshotFormat.HEADER_BYTES, ByteBuffer.wrap(one).order(ByteOrder.LITTLE_ENDIAN)
+                .getLong(SnapshotFormat.HEADER_BYTES) | (1L << 38));
+        fixCrc(one);
+        assertRejected(one, "table word 0");
         byte[] pow2 = g.clone();
         pow2[8] = 2;
         putInt(pow2, SnapshotFormat.OFF_BUCKET_COUNT, 64);

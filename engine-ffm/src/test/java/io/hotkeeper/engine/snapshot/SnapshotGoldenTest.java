@@ -3,6 +3,7 @@ package io.hotkeeper.engine.snapshot;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.workload.ZipfKeys;
 import org.junit.jupiter.api.Test;
 
@@ -20,16 +21,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Pins format version 1: a snapshot regenerated from a fixed seed and a fixed stream equals the golden file byte
+ * Pins format version 3: a snapshot regenerated from a fixed seed and a fixed stream equals the golden file byte
  * for byte, and reading the golden files gives known contents. A change to the format (or to what the sketch
  * computes from that stream) fails here; a deliberate one bumps the version or a flag and adds a new golden file
  * (run with {@code -Dhotkeeper.golden.write=true} to write it into src/test/resources, then review the diff).
  *
- * <p>Two files: {@link #GOLDEN}, what the sketch writes now (two candidate buckets per key, flag 4), and
- * {@link #GOLDEN_ONE_CANDIDATE}, the same sketch as written before two candidates, which must stay readable.
+ * <p>Three files: {@link #GOLDEN}, what the sketch writes now (version 3: two candidate buckets per key, flag 4,
+ * and the SECOND bit in slot words); {@link #GOLDEN_V1_TWO_CANDIDATES}, the same sketch as written in version 1
+ * before the SECOND bit; and {@link #GOLDEN_ONE_CANDIDATE}, the same sketch as written before two candidates. The
+ * older two must stay readable.
  */
 class SnapshotGoldenTest {
-    static final String GOLDEN = "golden-v1-two-candidates.hksnap";
+    static final String GOLDEN = "golden-v3.hksnap";
+    static final String GOLDEN_V1_TWO_CANDIDATES = "golden-v1-two-candidates.hksnap";
     static final String GOLDEN_ONE_CANDIDATE = "golden-v1.hksnap";
 
     /**
@@ -73,8 +77,48 @@ class SnapshotGoldenTest {
     @Test
     void theGoldenFileHasKnownContents() throws IOException {
         byte[] bytes = golden();
+        assertEquals(3, bytes[8]); // version 3
         assertEquals(7, bytes[10]); // seeded | table | two candidates
+        assertEquals(64, java.nio.ByteBuffer.wrap(bytes, 28, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(),
+                "the bucket count, a power of two too");
         HotkeeperSnapshot s = HotkeeperSnapshot.read(bytes);
+        assertEquals(KNOWN_SECOND_WORDS, secondWords(s), "words in their key's second bucket (bit 38)");
+        checkTwoCandidateContents(s, bytes);
+    }
+
+    /**
+     * The version-1 file of the same sketch, written before slot words recorded their candidate bucket: read with
+     * the same keys, estimates and counts, the SECOND bit set where the old table tells (LegacyWords), and written
+     * back as version 3.
+     */
+    @Test
+    void theVersion1TwoCandidateFileReadsWithItsWordsPlaced() throws IOException {
+        byte[] bytes = resource(GOLDEN_V1_TWO_CANDIDATES);
+        assertEquals(1, bytes[8]);
+        HotkeeperSnapshot s = HotkeeperSnapshot.read(bytes);
+        HotkeeperSnapshot now = HotkeeperSnapshot.read(golden());
+        checkTwoCandidateContents(s, bytes);
+        assertEquals(KNOWN_SECOND_WORDS_V1, secondWords(s), "SECOND decided where the old table tells");
+        for (int i = 0; i < s.slotCount(); i++) {
+            long old = s.slotWord(i);
+            long word = now.slotWord(i);
+            assertEquals(word & ~TableLayout.SECOND, old & ~TableLayout.SECOND, "word " + i + ": same count, fp");
+            if (TableLayout.second(old)) {
+                assertTrue(TableLayout.second(word), "word " + i + ": SECOND only where the sketch had set it");
+            }
+        }
+        assertEquals(3, s.toBytes()[8], "written as version 3");
+    }
+
+    private static int secondWords(HotkeeperSnapshot s) {
+        int n = 0;
+        for (int i = 0; i < s.slotCount(); i++) {
+            n += TableLayout.second(s.slotWord(i)) ? 1 : 0;
+        }
+        return n;
+    }
+
+    private static void checkTwoCandidateContents(HotkeeperSnapshot s, byte[] bytes) {
         assertEquals(2, s.candidates());
         assertEquals(6, s.indexBits());
         assertEquals(20_000 + 3_000 + 50, s.totalWeight());
@@ -86,6 +130,11 @@ class SnapshotGoldenTest {
         assertEquals(KNOWN_WORD_ESTIMATE_TWO, s.estimate("word-0"));
         assertEquals(KNOWN_SEED_FINGERPRINT, s.seedFingerprint());
         assertEquals(bytes.length, s.encodedBytes());
+        for (SnapshotKey key : s.keys()) {
+            if (key.located()) {
+                assertEquals(key.estimate(), HotkeeperSnapshot.slotCount(s.table(), s.geometry(), key.location()));
+            }
+        }
     }
 
     @Test
@@ -150,4 +199,8 @@ class SnapshotGoldenTest {
     static final int KNOWN_KEYS_TWO = 334;
     static final long KNOWN_TABLE_WEIGHT_TWO = 22_295;
     static final long KNOWN_WORD_ESTIMATE_TWO = 78;
+    // Version 3 records which words sit in their key's second bucket: 74 of the 512 in this full 4 KiB table. The
+    // version-1 file does not; its reader sets the bit on the 31 words a tracked key places there (LegacyWords).
+    static final int KNOWN_SECOND_WORDS = 74;
+    static final int KNOWN_SECOND_WORDS_V1 = 31;
 }

@@ -31,7 +31,12 @@ class TableLayoutTest {
     void slotWordPacksFingerprintAndCount() {
         long fp = (1L << TableLayout.MAX_FINGERPRINT_BITS) - 1;
         long word = TableLayout.word(fp, TableLayout.MAX_COUNT);
-        assertEquals(-1L, word | TableLayout.TRACKED | TableLayout.PROMOTING);
+        assertEquals(-1L, word | TableLayout.SECOND | TableLayout.TRACKED | TableLayout.PROMOTING);
+        assertEquals(false, TableLayout.second(word | TableLayout.TRACKED | TableLayout.PROMOTING));
+        assertEquals(true, TableLayout.second(word | TableLayout.SECOND));
+        assertEquals(TableLayout.MAX_COUNT, TableLayout.count(word | TableLayout.SECOND));
+        assertEquals(fp, TableLayout.fingerprint(word | TableLayout.SECOND));
+        assertEquals((1L << 38) - 1, TableLayout.MAX_COUNT, "docs/format.md: a count has 38 bits");
         assertEquals(false, TableLayout.promoting(word | TableLayout.TRACKED));
         assertEquals(true, TableLayout.settled(word | TableLayout.TRACKED));
         assertEquals(false, TableLayout.settled(word | TableLayout.TRACKED | TableLayout.PROMOTING));
