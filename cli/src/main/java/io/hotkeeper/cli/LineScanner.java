@@ -273,7 +273,7 @@ final class LineScanner {
             if (weight == Weight.TOO_LARGE || weight > Weight.MAX) {
                 throw new WeightLimitException(new Tally.Position(source, base + start, lineNumber), "weight "
                         + text(seg, w, wEnd) + " is more than the sketch counts (at most " + Weight.MAX
-                        + " a line, 2^39-1); split it over several lines or scale the weights down (--weight-field)");
+                        + " a line, 2^38-1); split it over several lines or scale the weights down (--weight-field)");
             }
             if (weight > headroom - scannedWeight) {
                 throw new WeightLimitException(new Tally.Position(source, base + start, lineNumber),

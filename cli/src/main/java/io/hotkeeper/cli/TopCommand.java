@@ -81,7 +81,7 @@ final class TopCommand implements Callable<Integer> {
 
     @Option(names = "--weight-field", paramLabel = "N",
             description = "Add the number in field N (1-based) of each line instead of 1: bytes, latency, a "
-                    + "count. A non-negative integer up to 2^39-1 (a larger one, or a total past 2^63-1, stops "
+                    + "count. A non-negative integer up to 2^38-1 (a larger one, or a total past 2^63-1, stops "
                     + "the run: exit 2); lines where it is missing, malformed or 0 are skipped and counted on "
                     + "stderr. Needs --field.")
     Integer weightField;

@@ -14,10 +14,10 @@ final class Weight {
     /** What {@link #parse} returns for a number of ASCII digits above {@link Long#MAX_VALUE}. */
     static final long TOO_LARGE = -2;
     /**
-     * The largest weight one line may carry: the largest count a slot of the sketch holds, 2^39 - 1, where a slot's
+     * The largest weight one line may carry: the largest count a slot of the sketch holds, 2^38 - 1, where a slot's
      * count saturates (the engine's internal {@code TableLayout.MAX_COUNT}; LineScannerTest checks they agree).
      */
-    static final long MAX = (1L << 39) - 1;
+    static final long MAX = (1L << 38) - 1;
 
     private Weight() {
     }

@@ -228,7 +228,7 @@ class StreamingIT {
         rest();
         assertEquals(2, exit(), err());
         assertTrue(err().endsWith(log + ": line 2: weight 9223372036854775807 is more than the sketch counts (at "
-                + "most 549755813887 a line, 2^39-1); split it over several lines or scale the weights down "
+                + "most 274877906943 a line, 2^38-1); split it over several lines or scale the weights down "
                 + "(--weight-field)\n"), err());
     }
 

@@ -133,7 +133,7 @@ class WeightedInputTest {
                 assertEquals(2, r.exit(), r.err());
                 assertEquals("", r.out());
                 assertTrue(r.err().matches("hotkeeper: (-|\\S+heavy\\.tsv): line 70001: weight " + weight + " is more "
-                        + "than the sketch counts \\(at most 549755813887 a line, 2\\^39-1\\); split it over several "
+                        + "than the sketch counts \\(at most 274877906943 a line, 2\\^39-1\\); split it over several "
                         + "lines or scale the weights down \\(--weight-field\\)\n"), r.err());
                 assertTrue(Files.notExists(snap));
             }
@@ -142,29 +142,29 @@ class WeightedInputTest {
 
     @Test
     void theLargestCountableWeightIsCountedAndSaved() throws Exception {
-        Path file = Inputs.write(dir, "max.tsv", List.of("a\t549755813887", "b\t1"));
+        Path file = Inputs.write(dir, "max.tsv", List.of("a\t274877906943", "b\t1"));
         Path snap = dir.resolve("o.snap");
         for (Cli.Result r : everyPath(file, "--format", "tsv", "--field", "1", "--weight-field", "2", "--min-count",
                 "1", "--save", snap.toString())) {
             assertEquals(0, r.exit(), r.err());
-            assertEquals(List.of("1\ta\t549755813887\t0", "2\tb\t1\t0"), r.lines());
-            assertEquals(List.of("1\ta\t549755813887\t0", "2\tb\t1\t0"),
+            assertEquals(List.of("1\ta\t274877906943\t0", "2\tb\t1\t0"), r.lines());
+            assertEquals(List.of("1\ta\t274877906943\t0", "2\tb\t1\t0"),
                     Cli.run("show", "--format", "tsv", snap.toString()).lines());
             Cli.Result merged = Cli.run("merge", "--format", "tsv", snap.toString(), snap.toString());
             assertEquals(0, merged.exit(), merged.err());
-            // Two slots of 2^39-1 merged: the count saturates there (docs/cli.md, "Weights").
-            assertEquals("1\ta\t549755813887\t0", merged.lines().getFirst());
+            // Two slots of 2^38-1 merged: the count saturates there (docs/cli.md, "Weights").
+            assertEquals("1\ta\t274877906943\t0", merged.lines().getFirst());
         }
     }
 
     @Test
     void aKeysWeightsSaturateAtTheLargestCount() throws Exception {
-        Path file = Inputs.write(dir, "sum.tsv", List.of("a\t549755813887", "a\t1000", "b\t2"));
+        Path file = Inputs.write(dir, "sum.tsv", List.of("a\t274877906943", "a\t1000", "b\t2"));
         for (Cli.Result r : everyPath(file, "--format", "tsv", "--field", "1", "--weight-field", "2", "--min-count",
                 "1")) {
             assertEquals(0, r.exit(), r.err());
-            assertEquals(List.of("1\ta\t549755813887\t0", "2\tb\t2\t0"), r.lines());
-            assertTrue(r.err().contains("549755813887 is the largest count"), r.err());
+            assertEquals(List.of("1\ta\t274877906943\t0", "2\tb\t2\t0"), r.lines());
+            assertTrue(r.err().contains("274877906943 is the largest count"), r.err());
         }
     }
 
