@@ -20,6 +20,7 @@ import io.hotkeeper.engine.snapshot.MergeReport;
 import io.hotkeeper.engine.snapshot.SnapshotKey;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.stats.Weights;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
@@ -972,7 +973,7 @@ public final class Hotkeeper implements AutoCloseable {
             }
             if (stats.recording()) {
                 // The replay counted `merged` in the stripes; the snapshot's stream was totalWeight long.
-                mergedWeight.addAndGet(snapshot.totalWeight() - merged);
+                mergedWeight.accumulateAndGet(snapshot.totalWeight() - merged, Weights::saturatedAdd);
             }
             return new MergeReport(byTable, merged, dropped);
         } catch (IllegalStateException e) {
@@ -991,7 +992,7 @@ public final class Hotkeeper implements AutoCloseable {
             return;
         }
         long hash = (KeyHasher.splitMix(location) & ~0xFFFF_FFFFL) | location;
-        stats.add(worker, StatsLayout.OBSERVED_WEIGHT, count);
+        stats.addWeight(worker, count);
         long result = table.observe(hash, count, worker);
         if ((result & BucketTable.EXPELLED) != 0) {
             shardsHere(worker).deliverExpelled();
@@ -1026,7 +1027,7 @@ public final class Hotkeeper implements AutoCloseable {
             if (tables.windowed()) {
                 tables.rotate();
             } else if (stats.recording()) {
-                return stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get();
+                return Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), mergedWeight.get());
             }
             return tables.slotWeight();
         } catch (IllegalStateException e) {
@@ -1152,7 +1153,8 @@ public final class Hotkeeper implements AutoCloseable {
     private void scaleCounts(double factor) {
         ensureOpen();
         try {
-            long countedBefore = stats.recording() ? stats.sum(StatsLayout.OBSERVED_WEIGHT) + mergedWeight.get() : 0;
+            long countedBefore = stats.recording()
+                    ? Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), mergedWeight.get()) : 0;
             tables.scale(factor);
             if (stats.recording()) {
                 // Volatile add: the stripes are their workers' own, so the total is rebased here instead.
@@ -1194,7 +1196,7 @@ public final class Hotkeeper implements AutoCloseable {
 
     private long update(long hash, long weight, long worker) {
         try {
-            stats.add(worker, StatsLayout.OBSERVED_WEIGHT, weight);
+            stats.addWeight(worker, weight);
             return tableFor(worker).observe(hash, weight, worker);
         } catch (IllegalStateException e) {
             throw closedOr(e);

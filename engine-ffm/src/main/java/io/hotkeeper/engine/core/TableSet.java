@@ -3,6 +3,7 @@ package io.hotkeeper.engine.core;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.shard.KeyShard;
 import io.hotkeeper.engine.shard.KeyShards;
+import io.hotkeeper.engine.stats.Weights;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
@@ -363,7 +364,7 @@ public final class TableSet {
         for (BucketTable t : tables) {
             for (long b = 0; b < t.bucketCount(); b++) {
                 for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
-                    sum += TableLayout.count(t.laSlot(b, s));
+                    sum = Weights.saturatedAdd(sum, TableLayout.count(t.laSlot(b, s)));
                 }
             }
         }

@@ -1,6 +1,7 @@
 package io.hotkeeper.engine.snapshot;
 
 import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.stats.Weights;
 import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 
@@ -671,7 +672,7 @@ public final class HotkeeperSnapshot {
             k = Math.max(k, s.k);
             maxKeyBytes = Math.max(maxKeyBytes, s.maxKeyBytes);
             widest = s.bucketCount() > widest.bucketCount() ? s.geometry : widest;
-            total = saturatedAdd(total, s.totalWeight);
+            total = Weights.saturatedAdd(total, s.totalWeight);
         }
         long[] dropped = {0};
         long merged = 0;
@@ -681,14 +682,14 @@ public final class HotkeeperSnapshot {
             List<long[]> tables = new ArrayList<>(inputs.size());
             for (HotkeeperSnapshot s : inputs) {
                 tables.add(s.table);
-                merged = saturatedAdd(merged, s.tableWeight());
+                merged = Weights.saturatedAdd(merged, s.tableWeight());
             }
             table = TableMerge.merge(tables, first.geometry, dropped);
             Map<KeyId, SnapshotKey> union = new LinkedHashMap<>();
             for (HotkeeperSnapshot s : inputs) {
                 for (SnapshotKey key : s.keys) {
                     union.merge(new KeyId(key), key, (a, b) -> a.located() ? a
-                            : b.located() ? b : kindOf(a, b).with(saturatedAdd(a.estimate(), b.estimate()),
+                            : b.located() ? b : kindOf(a, b).with(Weights.saturatedAdd(a.estimate(), b.estimate()),
                                     SnapshotKey.NO_LOCATION));
                 }
             }
@@ -707,19 +708,19 @@ public final class HotkeeperSnapshot {
             for (HotkeeperSnapshot s : inputs) {
                 long covered = 0;
                 for (SnapshotKey key : s.keys) {
-                    covered = saturatedAdd(covered, key.estimate());
+                    covered = Weights.saturatedAdd(covered, key.estimate());
                     union.merge(new KeyId(key), key.with(key.estimate(), SnapshotKey.NO_LOCATION),
-                            (a, b) -> kindOf(a, b).with(saturatedAdd(a.estimate(), b.estimate()),
+                            (a, b) -> kindOf(a, b).with(Weights.saturatedAdd(a.estimate(), b.estimate()),
                                     SnapshotKey.NO_LOCATION));
                 }
-                merged = saturatedAdd(merged, covered);
-                dropped[0] = saturatedAdd(dropped[0], Math.max(0, s.tableWeight() - covered));
+                merged = Weights.saturatedAdd(merged, covered);
+                dropped[0] = Weights.saturatedAdd(dropped[0], Math.max(0, s.tableWeight() - covered));
             }
             keys.addAll(union.values());
             if (keys.size() > SnapshotFormat.MAX_KEYS) {
                 keys.sort(HotkeeperSnapshot::canonical);
                 for (SnapshotKey key : keys.subList(SnapshotFormat.MAX_KEYS, keys.size())) {
-                    dropped[0] = saturatedAdd(dropped[0], key.estimate());
+                    dropped[0] = Weights.saturatedAdd(dropped[0], key.estimate());
                 }
                 keys = new ArrayList<>(keys.subList(0, SnapshotFormat.MAX_KEYS));
             }
@@ -733,11 +734,6 @@ public final class HotkeeperSnapshot {
     static long slotCount(long[] table, TableGeometry geometry, long location) {
         int slot = slotIndex(table, geometry, location);
         return slot < 0 ? 0 : TableLayout.count(table[slot]);
-    }
-
-    static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 
     /** A key's identity across snapshots: its bytes and whether they are a prefix. */

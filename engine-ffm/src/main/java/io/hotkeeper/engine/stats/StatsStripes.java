@@ -151,6 +151,33 @@ public final class StatsStripes {
         }
     }
 
+    /**
+     * Adds a weight to {@code worker}'s {@link StatsLayout#OBSERVED_WEIGHT}, saturating at {@link Long#MAX_VALUE}
+     * ({@link Weights}): a weighted observation may carry any positive {@code long}, so this counter, unlike the
+     * others, can reach the end of the range. Threads and access modes as {@link #add}; a shared stripe takes a
+     * volatile CAS loop instead of one atomic add. Progress: wait-free for an exclusive worker, lock-free for a
+     * shared one.
+     */
+    public void addWeight(long worker, long weight) {
+        if (!recording) {
+            return;
+        }
+        long offset = WorkerHandle.stripeOffset(worker) + StatsLayout.OBSERVED_WEIGHT;
+        if (!WorkerHandle.isShared(worker)) {
+            // Single writer: plain load of our own last store; opaque store pairs with the readers' opaque loads.
+            COUNTER.setOpaque(region, offset, Weights.saturatedAdd((long) COUNTER.get(region, offset), weight));
+            return;
+        }
+        long seen = (long) COUNTER.getVolatile(region, offset);
+        while (true) {
+            long witness = (long) COUNTER.compareAndExchange(region, offset, seen, Weights.saturatedAdd(seen, weight));
+            if (witness == seen) {
+                return;
+            }
+            seen = witness;
+        }
+    }
+
     /** Whether {@link #add} counts. Threads: any. Progress: wait-free. */
     public boolean recording() {
         return recording;
@@ -164,7 +191,9 @@ public final class StatsStripes {
         long total = 0;
         long stripes = region.byteSize() / StatsLayout.STRIPE_BYTES;
         for (int s = 0; s < stripes; s++) {
-            total += (long) COUNTER.getOpaque(region, StatsLayout.stripeOffset(s) + counterOffset);
+            // Saturating: every counter is non-negative, and the weight counter can reach Long.MAX_VALUE (addWeight).
+            long stripe = (long) COUNTER.getOpaque(region, StatsLayout.stripeOffset(s) + counterOffset);
+            total = Weights.saturatedAdd(total, stripe);
         }
         return total;
     }

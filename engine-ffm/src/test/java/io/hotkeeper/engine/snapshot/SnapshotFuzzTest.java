@@ -185,7 +185,7 @@ class SnapshotFuzzTest {
     }
 
     /**
-     * A keys-only version-1 image (indexBits 6, one candidate, k 10, maxKeyBytes 16, decay base 1.08) holding
+     * A keys-only image of the current version (64 buckets, indexBits 6, one candidate, k 10, maxKeyBytes 16, decay base 1.08) holding
      * {@code entries} as given, with a valid CRC: the content checks are what judge it.
      */
     static byte[] keysImage(List<Entry> entries) {
@@ -195,8 +195,8 @@ class SnapshotFuzzTest {
         }
         ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(SnapshotFormat.HEADER_BYTES + body
                 + SnapshotFormat.TRAILER_BYTES)).order(ByteOrder.LITTLE_ENDIAN);
-        out.putLong(SnapshotFormat.MAGIC).putShort((short) 1).putShort((short) 0).put((byte) 6).put((byte) 0)
-                .putShort((short) 0).putInt(10).putInt(16).putInt(entries.size()).putInt(0)
+        out.putLong(SnapshotFormat.MAGIC).putShort((short) SnapshotFormat.VERSION).putShort((short) 0).put((byte) 6)
+                .put((byte) 0).putShort((short) 0).putInt(10).putInt(16).putInt(entries.size()).putInt(64)
                 .putLong(Double.doubleToRawLongBits(1.08)).putLong(0).putLong(1000).putLong(body);
         for (Entry e : entries) {
             out.putLong(e.estimate()).put((byte) e.flags()).put((byte) e.kind()).putShort((short) e.key().length)

@@ -49,6 +49,46 @@ class TotalsAndBoundsTest {
         }
     }
 
+    /**
+     * Issue #26: a total past {@code Long.MAX_VALUE} saturates there, live (stats on and off, a shared stripe too),
+     * through {@code snapshot()} and its bytes, and through merges; before, the stripes wrapped and
+     * {@code snapshot()} threw a SnapshotFormatException on the negative total.
+     */
+    @Test
+    void aTotalPastTheLongRangeSaturatesAndStillSnapshots() throws Exception {
+        try (Hotkeeper counted = Hotkeeper.builder().memoryBytes(16 * 1024).seed(1).recordStats().build();
+             Hotkeeper derived = Hotkeeper.builder().memoryBytes(16 * 1024).seed(1).build()) {
+            for (Hotkeeper h : List.of(counted, derived)) {
+                h.observe("a", Long.MAX_VALUE);
+                h.observe("b", Long.MAX_VALUE - 1);
+                h.observe(7L, 3);
+            }
+            assertEquals(Long.MAX_VALUE, counted.totalWeight());
+            // Without stats: the slot counts, each saturated at the largest count, a lower bound.
+            assertTrue(derived.totalWeight() > 0, "derived total " + derived.totalWeight());
+            HotkeeperSnapshot snapshot = counted.snapshot();
+            assertEquals(Long.MAX_VALUE, snapshot.totalWeight());
+            assertEquals(Long.MAX_VALUE, HotkeeperSnapshot.read(snapshot.toBytes()).totalWeight());
+            assertEquals(Long.MAX_VALUE, HotkeeperSnapshot.mergeAll(List.of(snapshot, snapshot)).snapshot().totalWeight());
+            try (Hotkeeper into = Hotkeeper.builder().memoryBytes(16 * 1024).seed(1).recordStats().build()) {
+                into.merge(snapshot);
+                into.merge(snapshot);
+                into.observe("c", 5);
+                assertEquals(Long.MAX_VALUE, into.totalWeight());
+                assertEquals(Long.MAX_VALUE, into.snapshot().totalWeight());
+            }
+            // A thread without a stripe of its own (more threads than exclusive stripes) adds through a CAS loop.
+            Thread[] threads = new Thread[4];
+            for (int t = 0; t < threads.length; t++) {
+                threads[t] = Thread.ofPlatform().start(() -> counted.observe("d", Long.MAX_VALUE / 2));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(Long.MAX_VALUE, counted.totalWeight());
+        }
+    }
+
     @Test
     void heavyHittersAreEveryKeyAboveThePhiThreshold() {
         long[] stream = SnapshotStreams.zipf();
