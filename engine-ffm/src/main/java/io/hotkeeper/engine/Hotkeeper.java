@@ -1017,7 +1017,9 @@ public final class Hotkeeper implements AutoCloseable {
      * the stripes; no shared word is written on the observe path. Without stats it is derived: the sum of the
      * counts the tables hold, a lower bound (counts lost in the eviction lottery, and pending combined counts,
      * are not in it). A windowed sketch ({@link Partitioning#window}) always derives it: the weight its slices hold,
-     * the window's. Concurrent observations may or may not be included. Threads: any. Progress: wait-free.
+     * the window's. Every total saturates at {@link Long#MAX_VALUE} (a weight may be any positive {@code long}):
+     * a longer stream reads as that, never as a wrapped value. Concurrent observations may or may not be
+     * included. Threads: any. Progress: wait-free.
      *
      * @throws IllegalStateException if closed
      */
