@@ -239,7 +239,7 @@ public final class Hotkeeper implements AutoCloseable {
             // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
             this.tables = new TableSet(built, shardSets, b.workerTables > 1 ? b.workerTables - 1 : -1,
                     count == 1 || b.workerTables > 1 || b.windowSlices > 0 ? null : nodes.currentIndex(),
-                    b.windowSpan, b.windowSlices, b.clock);
+                    b.windowSpan, b.windowSlices, b.clock, combiners == null ? null : combiners::tableCleared);
             this.table = built[0];
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;
