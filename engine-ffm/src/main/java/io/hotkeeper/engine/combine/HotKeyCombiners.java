@@ -66,20 +66,20 @@ import java.util.function.LongFunction;
  * null-checks the block reference.
  *
  * <h2>Memory order</h2>
- * The owner reads its own entries with plain loads (nobody else writes them). A pending increment is an opaque
- * store (atomic, unordered: an estimator may see any recent pending count); every other entry write is a release
- * store (free on x86), and an entry's state is written before the hash that names it, so an estimator that
- * loads the hash with acquire, then the state, then the hash again, gets a state of that key. Removing a key
- * writes hash 0 before its pending count goes to the table, and a flush zeroes the pending count before its
- * release CAS on the table; estimators read the table (acquire) before the blocks, so a unit is
- * never counted both in the table and as pending. A block's reference is published with a release store into
- * the per-worker array of created blocks and by a volatile write of the estimators' list; the hit path's array
- * takes it (again) by the owner's volatile CAS from null. A clear increments {@code clears} (volatile) after its
- * table CASes, then writes null (volatile) over every published block. The owner publishes (CAS) before the table
- * read its next admission is based on, so, all of these being volatile (one total order with the table's CASes): a
- * clear that empties a slot after that read writes its null after the CAS, and the owner drops again. A first
- * admission reads the table before its block exists, so it reads {@code clears} before that read and after its
- * publish, and does not admit if a clear was counted in between.
+ * The owner reads its own entries with plain loads (nobody else writes them). A pending increment is an opaque store
+ * (atomic, unordered: an estimator may see any recent pending count); every other entry write is a release store (free
+ * on x86), and an entry's state is written before the hash that names it, so an estimator that loads the hash with
+ * acquire, then the state, then the hash again, gets a state of that key. Removing a key writes hash 0 before its
+ * pending count goes to the table, and a flush zeroes the pending count before its release CAS on the table; estimators
+ * read the table (acquire) before the blocks, so a unit is never counted both in the table and as pending. A block's
+ * reference is published with a release store into the per-worker array of created blocks and by a volatile write of
+ * the estimators' list; the hit path's array takes it at creation by a volatile store, and again after a clear by the
+ * owner's volatile CAS from null. A clear increments {@code clears} (volatile) after its table CASes, then writes null
+ * (volatile) over every published block. The owner publishes (CAS) before the table read its next admission is based
+ * on, so, all of these being volatile (one total order with the table's CASes): a clear that empties a slot after that
+ * read writes its null after the CAS, and the owner drops again. A first admission reads the table before its block
+ * exists, so it reads {@code clears} before that read and after the block's publication, and does not admit if a clear
+ * was counted in between.
  *
  * <p>Threads: {@link #observe} and {@link #flushCurrent} act on the caller's own block (virtual threads of one
  * carrier share it through a try-lock gate, and bypass combining when it is held); {@link #pending} from any
@@ -417,10 +417,10 @@ public final class HotKeyCombiners implements PendingCounts {
         long count = result & TableLayout.COUNT_MASK;
         if (count >= admitFrom) {
             MemorySegment block = activate(blockIndex);
-            // Volatile CAS from null (fails if another thread of this worker id published it), then a volatile
-            // re-read: a clear counted in between may have emptied the key's slot, so admit nothing (the block
-            // stays empty); a clear counted after this read writes its null after the CAS.
-            BLOCK.compareAndSet(blocks, blockIndex, null, block);
+            // Volatile re-read, after activate published the block (volatile): a clear counted since the first
+            // read may have emptied the key's slot, so admit nothing; a clear counted after this read writes its
+            // null after the publication. (A block created earlier and withdrawn since is dropped whole at its
+            // worker's next observation: an admission into it is harmless.)
             if (!(boolean) ENGAGED.getOpaque(this) || (long) CLEARS.getVolatile(this) != clearsBefore) {
                 return result;
             }
@@ -442,12 +442,16 @@ public final class HotKeyCombiners implements PendingCounts {
         return result;
     }
 
-    /** The worker's block, created (zeroed) and listed for estimators if it has none; the caller publishes it. */
+    /** The worker's block: created (zeroed), published and listed for estimators if it has none. */
     private synchronized MemorySegment activate(int blockIndex) {
         if (created[blockIndex] != null) {
             return created[blockIndex];
         }
         MemorySegment block = allocator.apply(blockBytes);
+        // Volatile store to the hit path's view (see observeFirst), then a release store to the created blocks:
+        // a thread of this worker id that finds the block created finds it published, unless a clear withdrew
+        // it since (then rejoin drops it).
+        BLOCK.setVolatile(blocks, blockIndex, block);
         BLOCK.setRelease(created, blockIndex, block);
         MemorySegment[] grown = Arrays.copyOf(active, active.length + 1);
         grown[grown.length - 1] = block;

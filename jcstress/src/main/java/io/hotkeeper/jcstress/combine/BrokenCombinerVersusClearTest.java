@@ -20,7 +20,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 @JCStressTest
 @Description("NEGATIVE CONTROL: blocks withdrawn before the table is cleared leave a combined key without a slot")
 @Outcome(id = "0, .*", expect = ACCEPTABLE_INTERESTING,
-        desc = "Re-admitted before the clear reached its slot: combined with no table slot, what the real order prevents")
+        desc = "Re-admitted before the clear reached its slot: combined with no slot, what the real order prevents")
 @Outcome(id = ".*", expect = ACCEPTABLE, desc = "Other")
 @State
 public class BrokenCombinerVersusClearTest extends CombinerVersusClearTest {
