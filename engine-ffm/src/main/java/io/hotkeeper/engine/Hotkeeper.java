@@ -240,7 +240,7 @@ public final class Hotkeeper implements AutoCloseable {
             // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
             this.tables = new TableSet(built, shardSets, b.workerTables > 1 ? b.workerTables - 1 : -1,
                     count == 1 || b.workerTables > 1 || b.windowSlices > 0 ? null : nodes.currentIndex(),
-                    b.windowSpan, b.windowSlices, b.clock);
+                    b.windowSpan, b.windowSlices, b.clock, combiners == null ? null : combiners::tableCleared);
             this.table = built[0];
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;
@@ -1098,7 +1098,12 @@ public final class Hotkeeper implements AutoCloseable {
      * is cleared; one that begins after reset returns is counted exactly as in a fresh sketch; one that overlaps
      * it is counted in the new state or cleared, per slot. Not cleared: the hot-key combiners' pending counts
      * (owner-only state; at most {@code flushThreshold - 1} per combining worker and key), which reach the new
-     * state.
+     * state: after each table's clear every combining worker's block is withdrawn from its hit path, and the
+     * worker's next observation hands its pending counts to the table and empties its block before it observes
+     * through the table. So no key stays combined without a table slot: from that observation on, {@code topK},
+     * {@link #contains} and {@code estimate} agree as on a fresh sketch, and a key is combined again only once its
+     * count after the reset reaches the admission count. A worker that does not observe again keeps its pending
+     * counts, visible to {@code estimate}, until it calls {@link #flush()} (docs/design.md, "Hot-key combining").
      *
      * <p>What holds after a race (docs/design.md, "One observation"): a key is never left in its second candidate
      * bucket while its first has room. A claim in a second bucket re-checks, after a full fence, that no reset of

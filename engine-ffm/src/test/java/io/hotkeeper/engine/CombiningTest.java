@@ -242,6 +242,70 @@ class CombiningTest {
         }
     }
 
+    /**
+     * Reset must not leave a combined key in its worker's block with no table slot (LifecycleModelTest's shrunk
+     * case): the worker's next observation drops its hot set, so the key is claimed and tracked afresh, and topK
+     * and contains agree with estimate.
+     */
+    @Test
+    void afterResetAHotKeyIsInTheTableAgainAtItsNextObservation() {
+        try (Hotkeeper hk = sketch()) {
+            observe(hk, 42L, 2 * THRESHOLD + 3); // admitted at 2T, then 3 pending
+            hk.flush();
+            hk.reset();
+            hk.observe(42L);
+            assertTracked(hk, 42L, 1);
+        }
+    }
+
+    /** Pending counts are not cleared by reset (owner-only state): the drop hands them to the new table. */
+    @Test
+    void afterResetPendingCountsReachTheNewTableWithTheirKey() {
+        try (Hotkeeper hk = sketch()) {
+            observe(hk, 42L, 2 * THRESHOLD + 3); // admitted at 2T, then 3 pending
+            hk.reset();
+            assertEquals(3, hk.estimate(42L), "pending counts are not cleared");
+            hk.observe(42L);
+            assertTracked(hk, 42L, 4);
+            assertEquals(0, hk.flush(), "the drop already handed the pending counts to the table");
+            observe(hk, 42L, 2 * THRESHOLD);
+            assertTracked(hk, 42L, 4 + 2 * THRESHOLD);
+        }
+    }
+
+    /** The same after a window's slices are all recycled (each new slice's table is cleared). */
+    @Test
+    void afterAWholeWindowSpanAHotKeyIsInTheNewSliceAtItsNextObservation() {
+        AtomicLong now = new AtomicLong(1_000_000_000_000L);
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).combining(CombiningMode.ON)
+                .combiner(ENTRIES, THRESHOLD).partitioning(Partitioning.window(java.time.Duration.ofSeconds(2), 2))
+                .clock(now::get).build()) {
+            observe(hk, 42L, 2 * THRESHOLD + 3);
+            hk.flush();
+            now.addAndGet(2_000_000_000L);
+            hk.observe(42L);
+            assertTracked(hk, 42L, 1);
+            now.addAndGet(1_000_000_000L); // one slice on: the key's slot stays in the older slice
+            hk.observe(42L);
+            assertTracked(hk, 42L, 2);
+        }
+    }
+
+    private static void observe(Hotkeeper hk, long key, int n) {
+        for (int i = 0; i < n; i++) {
+            hk.observe(key);
+        }
+    }
+
+    private static void assertTracked(Hotkeeper hk, long key, long count) {
+        assertEquals(count, hk.estimate(key));
+        List<HeavyHitter> top = hk.topK(10);
+        assertEquals(1, top.size(), "topK lists the key: " + top);
+        assertEquals(key, top.get(0).keyAsLong());
+        assertEquals(count, top.get(0).estimate());
+        assertTrue(hk.contains(key));
+    }
+
     @Test
     void flushAfterCloseThrows() {
         Hotkeeper hk = sketch();

@@ -50,15 +50,36 @@ import java.util.function.LongFunction;
  * counts stay visible to estimates, and the next thread given its worker id continues the block; a thread that
  * goes idle can call {@link #flushCurrent} to hand its pending counts to the table.
  *
+ * <h2>After a table is cleared (reset, a window's new slice)</h2>
+ * A combined key must not stay in a block once its table slot is gone: its hits would only raise a pending count,
+ * and the table (so {@code topK} and {@code contains}) would miss the key until the next flush. So every clear of
+ * any table ({@link #tableCleared}, called by TableSet after the clear) withdraws every worker's block from the hit
+ * path (its entry in the per-worker array becomes null; a block feeds whichever table its worker is routed to at
+ * each flush, a node's, a slice's or its worker table, so any table's clear concerns every block). The worker's
+ * next observation through its combiner (of any key with a nonzero hash) then drops its hot set before going on:
+ * each entry leaves the estimators' view and its pending count goes to the table, as a displacement does; the
+ * observation itself reaches the table and may admit its key afresh, from its new count. Rule: an observation
+ * that begins after the clear returned, and every later one, reaches the table until its key is admitted again
+ * from a count read after the clear; pending counts absorbed before the clear are not cleared (owner-only state),
+ * they reach the new table with that drop (a worker that never observes again keeps them pending, visible to
+ * estimates, until its {@link #flushCurrent}). The hit path pays nothing for this: it already loads and
+ * null-checks the block reference.
+ *
  * <h2>Memory order</h2>
- * The owner reads its own entries with plain loads (nobody else writes them). A pending increment is an opaque
- * store (atomic, unordered: an estimator may see any recent pending count); every other entry write is a release
- * store (free on x86), and an entry's state is written before the hash that names it, so an estimator that
- * loads the hash with acquire, then the state, then the hash again, gets a state of that key. Removing a key
- * writes hash 0 before its pending count goes to the table, and a flush zeroes the pending count before its
- * release CAS on the table; estimators read the table (acquire) before the blocks, so a unit is
- * never counted both in the table and as pending. A block's reference is published with a release store into
- * the per-worker array and by a volatile write of the estimators' list.
+ * The owner reads its own entries with plain loads (nobody else writes them). A pending increment is an opaque store
+ * (atomic, unordered: an estimator may see any recent pending count); every other entry write is a release store (free
+ * on x86), and an entry's state is written before the hash that names it, so an estimator that loads the hash with
+ * acquire, then the state, then the hash again, gets a state of that key. Removing a key writes hash 0 before its
+ * pending count goes to the table, and a flush zeroes the pending count before its release CAS on the table; estimators
+ * read the table (acquire) before the blocks, so a unit is never counted both in the table and as pending. A block's
+ * reference is published with a release store into the per-worker array of created blocks and by a volatile write of
+ * the estimators' list; the hit path's array takes it at creation by a volatile store, and again after a clear by the
+ * owner's volatile CAS from null. A clear increments {@code clears} (volatile) after its table CASes, then writes null
+ * (volatile) over every published block. The owner publishes (CAS) before the table read its next admission is based
+ * on, so, all of these being volatile (one total order with the table's CASes): a clear that empties a slot after that
+ * read writes its null after the CAS, and the owner drops again. A first admission reads the table before its block
+ * exists, so it reads {@code clears} before that read and after the block's publication, and does not admit if a clear
+ * was counted in between.
  *
  * <p>Threads: {@link #observe} and {@link #flushCurrent} act on the caller's own block (virtual threads of one
  * carrier share it through a try-lock gate, and bypass combining when it is held); {@link #pending} from any
@@ -74,12 +95,14 @@ public final class HotKeyCombiners implements PendingCounts {
     private static final VarHandle BLOCK = MethodHandles.arrayElementVarHandle(MemorySegment[].class);
     private static final VarHandle ENGAGED;
     private static final VarHandle FIRST_HOT;
+    private static final VarHandle CLEARS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             ENGAGED = lookup.findVarHandle(HotKeyCombiners.class, "engaged", boolean.class);
             FIRST_HOT = lookup.findVarHandle(HotKeyCombiners.class, "firstHot", Thread.class);
+            CLEARS = lookup.findVarHandle(HotKeyCombiners.class, "clears", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -91,8 +114,16 @@ public final class HotKeyCombiners implements PendingCounts {
     private final long admitFrom;
     private final long blockBytes;
     private final LongFunction<MemorySegment> allocator;
-    /** Block of each worker with an exclusive stats stripe, indexed by stripe; null until its first admission. */
+    /**
+     * The hit path's view: block of each worker with an exclusive stats stripe, indexed by stripe; null until its
+     * first admission, and again from each table clear until the owner has dropped its hot set (class javadoc).
+     */
     private final MemorySegment[] blocks;
+    /** Block of each worker once created (never cleared again): the owner's slow paths and flushCurrent. */
+    private final MemorySegment[] created;
+    /** Table clears so far (see tableCleared); read by a worker's first admission only. */
+    @SuppressWarnings("unused") // accessed through CLEARS
+    private long clears;
     /** The blocks in use, for estimators; replaced whole (copy on write) when a worker's block is created. */
     private volatile MemorySegment[] active = new MemorySegment[0];
     /** Whether observations combine; set once (auto: when a second thread observes a hot key), never cleared. */
@@ -123,6 +154,7 @@ public final class HotKeyCombiners implements PendingCounts {
         this.blockBytes = CombinerLayout.blockBytes(entries);
         this.allocator = allocator;
         this.blocks = new MemorySegment[workers];
+        this.created = new MemorySegment[workers];
         this.auto = auto;
         // Plain would do: the instance reaches other threads through Hotkeeper's final field, whose freeze covers
         // what the constructor wrote; release states the intent.
@@ -166,9 +198,12 @@ public final class HotKeyCombiners implements PendingCounts {
         // The hit path, kept small so that it inlines into the caller: a platform thread's own block, the key in
         // one of its set's two entries, and a pending count that stays below the threshold.
         int blockIndex = WorkerHandle.stripe(worker);
-        // Plain: the owner's own store, or (an inherited worker id) published through the id hand-over; a stale
-        // null only sends the call to the slow path, which re-reads under the lock.
-        MemorySegment block = blockIndex < blocks.length ? blocks[blockIndex] : null;
+        // Opaque: written by the owner (or, an inherited worker id, published through the id hand-over) and nulled
+        // by table clears; opaque so that the owner sees a clear's null at a later call (a plain load could be
+        // hoisted out of the caller's loop), a mov on x86. A stale block only delays the drop (see tableCleared);
+        // a null sends the call to the slow path, which re-reads with stronger loads.
+        MemorySegment block = blockIndex < blocks.length
+                ? (MemorySegment) BLOCK.getOpaque(blocks, blockIndex) : null;
         if (block != null && !WorkerHandle.isShared(worker)) {
             long set = CombinerLayout.setOffset(hash, setMask);
             long offset = set;
@@ -211,13 +246,19 @@ public final class HotKeyCombiners implements PendingCounts {
         return result;
     }
 
-    /** Everything but a plain hit: a flush, a miss, the worker's first hot key, a carrier's gated block. */
+    /**
+     * Everything but a plain hit: a flush, a miss, the worker's first hot key, its first observation after a
+     * table clear, a carrier's gated block.
+     */
     private long observeSlow(long hash, long worker, BucketTable table, int blockIndex, MemorySegment block) {
         if (blockIndex >= blocks.length || hash == 0) {
             return table.observe(hash, 1, worker);
         }
         if (block == null) {
-            return observeFirst(hash, worker, table, blockIndex);
+            // Acquire: the block was published (release) by this worker, or an earlier thread with its id.
+            MemorySegment made = (MemorySegment) BLOCK.getAcquire(created, blockIndex);
+            return made == null ? observeFirst(hash, worker, table, blockIndex)
+                    : rejoin(hash, worker, table, blockIndex, made);
         }
         if (!(boolean) ENGAGED.getOpaque(this)) {
             return table.observe(hash, 1, worker);
@@ -313,30 +354,74 @@ public final class HotKeyCombiners implements PendingCounts {
     /** Admits {@code hash} in place of {@code held} (0: an empty way); returns BucketTable.EXPELLED or 0. */
     private long admit(MemorySegment block, long offset, long held, long hash, long count, long worker,
                        BucketTable table) {
-        long expelled = 0;
-        if (held != 0) {
-            long pending = CombinerLayout.pending((long) WORD.get(block, offset + CombinerLayout.STATE));
-            // Out of estimators' view first, then into the table (never counted twice). The displaced key's
-            // flags (a promotion or a visit) are dropped: its next observation through the table reports them.
-            // An expulsion it caused is not dropped: the key is queued, and the caller must deliver it.
-            WORD.setRelease(block, offset + CombinerLayout.HASH, 0L);
-            if (pending > 0) {
-                expelled = table.observe(held, pending, worker) & BucketTable.EXPELLED;
-                stats.add(worker, StatsLayout.COMBINED, pending);
-            }
-        }
+        long expelled = held == 0 ? 0 : evict(block, offset, held, worker, table);
         WORD.setRelease(block, offset + CombinerLayout.STATE, CombinerLayout.state(count, 0));
         WORD.setRelease(block, offset + CombinerLayout.HASH, hash);
         return expelled;
     }
 
+    /**
+     * Empties the entry at {@code offset}, which holds {@code held}, and adds its pending count to the table;
+     * returns BucketTable.EXPELLED or 0.
+     */
+    private long evict(MemorySegment block, long offset, long held, long worker, BucketTable table) {
+        long pending = CombinerLayout.pending((long) WORD.get(block, offset + CombinerLayout.STATE));
+        // Out of estimators' view first, then into the table (never counted twice). The evicted key's
+        // flags (a promotion or a visit) are dropped: its next observation through the table reports them.
+        // An expulsion it caused is not dropped: the key is queued, and the caller must deliver it.
+        WORD.setRelease(block, offset + CombinerLayout.HASH, 0L);
+        if (pending == 0) {
+            return 0;
+        }
+        long expelled = table.observe(held, pending, worker) & BucketTable.EXPELLED;
+        stats.add(worker, StatsLayout.COMBINED, pending);
+        return expelled;
+    }
+
+    /**
+     * The worker's first observation after a table clear withdrew its block: drops its hot set (every entry
+     * evicted, its pending count to the table), publishes the block again, then observes as a miss would.
+     */
+    private long rejoin(long hash, long worker, BucketTable table, int blockIndex, MemorySegment block) {
+        boolean gated = WorkerHandle.isShared(worker);
+        if (gated && (long) WORD.compareAndExchangeAcquire(block, CombinerLayout.GATE, 0L, 1L) != 0L) {
+            return table.observe(hash, 1, worker); // another virtual thread of the carrier: it or a later call drops
+        }
+        try {
+            long expelled = 0;
+            for (int e = 0; e < entries(); e++) {
+                long offset = CombinerLayout.HEADER_BYTES + (long) e * CombinerLayout.ENTRY_BYTES;
+                long held = (long) WORD.get(block, offset + CombinerLayout.HASH);
+                if (held != 0) {
+                    expelled |= evict(block, offset, held, worker, table);
+                }
+            }
+            // Volatile CAS from null, before any table read an admission of this block is based on: a clear
+            // that empties a slot after such a read writes its null after this CAS (class javadoc), and the
+            // next call drops again. Fails only if another thread of this worker id published it already.
+            BLOCK.compareAndSet(blocks, blockIndex, null, block);
+            return combine(block, hash, worker, table) | expelled;
+        } finally {
+            if (gated) {
+                WORD.setRelease(block, CombinerLayout.GATE, 0L);
+            }
+        }
+    }
+
     /** The first hot key of a worker without a block: observe through the table, create the block, admit. */
     private long observeFirst(long hash, long worker, BucketTable table, int blockIndex) {
+        // Volatile, before the table read: a clear counted after it may empty the slot that this admission's
+        // count comes from, and this block is published only after that read (see the class javadoc).
+        long clearsBefore = (long) CLEARS.getVolatile(this);
         long result = table.observe(hash, 1, worker);
         long count = result & TableLayout.COUNT_MASK;
         if (count >= admitFrom) {
             MemorySegment block = activate(blockIndex);
-            if (!(boolean) ENGAGED.getOpaque(this)) {
+            // Volatile re-read, after activate published the block (volatile): a clear counted since the first
+            // read may have emptied the key's slot, so admit nothing; a clear counted after this read writes its
+            // null after the publication. (A block created earlier and withdrawn since is dropped whole at its
+            // worker's next observation: an admission into it is harmless.)
+            if (!(boolean) ENGAGED.getOpaque(this) || (long) CLEARS.getVolatile(this) != clearsBefore) {
                 return result;
             }
             long set = CombinerLayout.setOffset(hash, setMask);
@@ -357,12 +442,17 @@ public final class HotKeyCombiners implements PendingCounts {
         return result;
     }
 
+    /** The worker's block: created (zeroed), published and listed for estimators if it has none. */
     private synchronized MemorySegment activate(int blockIndex) {
-        if (blocks[blockIndex] != null) {
-            return blocks[blockIndex];
+        if (created[blockIndex] != null) {
+            return created[blockIndex];
         }
         MemorySegment block = allocator.apply(blockBytes);
-        BLOCK.setRelease(blocks, blockIndex, block);
+        // Volatile store to the hit path's view (see observeFirst), then a release store to the created blocks:
+        // a thread of this worker id that finds the block created finds it published, unless a clear withdrew
+        // it since (then rejoin drops it).
+        BLOCK.setVolatile(blocks, blockIndex, block);
+        BLOCK.setRelease(created, blockIndex, block);
         MemorySegment[] grown = Arrays.copyOf(active, active.length + 1);
         grown[grown.length - 1] = block;
         active = grown;
@@ -408,7 +498,8 @@ public final class HotKeyCombiners implements PendingCounts {
      */
     public long flushCurrent(long worker, BucketTable table) {
         int blockIndex = WorkerHandle.stripe(worker);
-        MemorySegment block = blockIndex < blocks.length ? (MemorySegment) BLOCK.getAcquire(blocks, blockIndex) : null;
+        MemorySegment block = blockIndex < created.length
+                ? (MemorySegment) BLOCK.getAcquire(created, blockIndex) : null;
         if (block == null) {
             return 0;
         }
@@ -431,6 +522,28 @@ public final class HotKeyCombiners implements PendingCounts {
         } finally {
             if (gated) {
                 WORD.setRelease(block, CombinerLayout.GATE, 0L);
+            }
+        }
+    }
+
+    /**
+     * A table was just cleared (TableSet: reset, or a window's new slice): withdraws every published block from
+     * the hit path, so that each worker drops its hot set at its next observation (see the class javadoc). Call
+     * after the table's last slot is cleared.
+     *
+     * <p>Threads: any (the clearing thread). Progress: wait-free (one volatile add, then a volatile load and at
+     * most one volatile store per worker).
+     */
+    public void tableCleared() {
+        // Volatile add after the table's CASes: a first admission that reads the table before it and publishes
+        // its block after it sees the count change (observeFirst).
+        CLEARS.getAndAdd(this, 1L);
+        for (int i = 0; i < blocks.length; i++) {
+            // Volatile load and store: a null read here comes before the owner's publishing CAS in the one total
+            // order of volatile accesses, so the owner's later table reads follow this clear's CASes; a block read
+            // here is replaced by null, whenever its owner published it.
+            if (BLOCK.getVolatile(blocks, i) != null) {
+                BLOCK.setVolatile(blocks, i, null);
             }
         }
     }

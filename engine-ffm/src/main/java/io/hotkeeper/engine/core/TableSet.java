@@ -49,6 +49,8 @@ public final class TableSet {
     private final IntSupplier sliceOrNode;
     /** The time slices of a windowed set; null otherwise. */
     private final SlidingWindow window;
+    /** Told after each table's clear (the hot-key combiners' HotKeyCombiners.tableCleared); null for none. */
+    private final Runnable cleared;
 
     /**
      * A set over {@code tables} (and their key shards, or null), routed by the worker's stripe modulo the count when
@@ -57,7 +59,17 @@ public final class TableSet {
      */
     public TableSet(BucketTable[] tables, KeyShards[] shardSets, int workerTableMask, IntSupplier nodeIndex,
                     Duration span, int slices, LongSupplier clock) {
+        this(tables, shardSets, workerTableMask, nodeIndex, span, slices, clock, null);
+    }
+
+    /**
+     * As above, and {@code cleared} (or null) is run after each table's clear (reset, a window's new slice), by the
+     * clearing thread, once the table's last slot is empty: the hot-key combiners withdraw their blocks then.
+     */
+    public TableSet(BucketTable[] tables, KeyShards[] shardSets, int workerTableMask, IntSupplier nodeIndex,
+                    Duration span, int slices, LongSupplier clock, Runnable cleared) {
         this.tables = tables;
+        this.cleared = cleared;
         this.shardSets = shardSets;
         this.workerTableMask = workerTableMask;
         this.window = slices == 0 ? null : new SlidingWindow(span, slices, clock, this::clearSlice);
@@ -426,8 +438,9 @@ public final class TableSet {
 
     /**
      * Empties table {@code i} (reset, and a window's rotation), restores its promotion floor to the configured one
-     * (BucketTable.rescalePromotionFloor), then hands the keys it expelled to the listener (this thread's queue;
-     * the caller is outside any combiner block or shard operation).
+     * (BucketTable.rescalePromotionFloor), tells the combiners (so that no combined key stays without a slot:
+     * HotKeyCombiners, "After a table is cleared"), then hands the keys it expelled to the listener (this thread's
+     * queue; the caller is outside any combiner block or shard operation).
      */
     private void clearSlice(int i) {
         BucketTable t = tables[i];
@@ -461,6 +474,9 @@ public final class TableSet {
             t.clearEnded();
         }
         t.rescalePromotionFloor(0); // after the last slot: a fresh table's floor
+        if (cleared != null) {
+            cleared.run(); // after the last slot's CAS: see HotKeyCombiners.tableCleared
+        }
         if (expelled) {
             ks.deliverExpelled();
         }
