@@ -256,8 +256,18 @@ public final class Hotkeeper implements AutoCloseable {
         }
         // Last, once every field is set: JFR's periodic thread may read the sketch from now on (the hook is handed
         // over under JFR's task-list lock, which orders these writes before its reads). Unnamed: no JFR at all.
-        this.flightRecorderHook = b.name == null ? null
-                : io.hotkeeper.engine.jfr.HotKeyEvents.register(b.name, this, b.recordStats && b.windowSlices == 0);
+        Runnable hook = null;
+        if (b.name != null) {
+            try {
+                hook = io.hotkeeper.engine.jfr.HotKeyEvents.register(b.name, this,
+                        b.recordStats && b.windowSlices == 0);
+            } catch (RuntimeException | Error e) { // e.g. a runtime image without jdk.jfr: free what was built
+                arena.close();
+                regions.arenaClosed();
+                throw e;
+            }
+        }
+        this.flightRecorderHook = hook;
     }
 
     /** One table (and its key shards) in the given placement; region names end with {@code suffix}. */
