@@ -752,6 +752,8 @@ public final class Hotkeeper implements AutoCloseable {
     /**
      * Whether the operation counters are recorded ({@link HotkeeperBuilder#recordStats()}): {@link #stats()} counts
      * and, unless the sketch is windowed, {@link #totalWeight()} is exact. Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
      */
     public boolean recordsStats() {
         ensureOpen();
