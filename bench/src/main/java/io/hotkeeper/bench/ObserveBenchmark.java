@@ -1,6 +1,10 @@
 package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperBuilder;
+import io.hotkeeper.micrometer.HotkeeperMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jdk.jfr.Recording;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -51,6 +55,17 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code salt}: {@code shared} (default) or {@code sharded} with the builder's default shard count,
  *       {@code SaltLayout.shardsFor(availableProcessors)}: under {@code taskset -c 0-(t-1)} the forked JVM sees
  *       {@code t} processors, so the shard count follows the pinned core count, as it would in production.</li>
+ *   <li>{@code observer}: what reads the sketch while it is observed (docs/operations.md): {@code none} (the
+ *       default, an unnamed sketch), {@code named} (named, so its JFR hook is registered, but no recording),
+ *       {@code jfr} (named, and a {@link Recording} with {@code io.hotkeeper.HotKey} enabled at its default
+ *       1 s period runs during the trial), {@code micrometer} ({@code HotkeeperMetrics} with k = 100 bound to a
+ *       {@code SimpleMeterRegistry}, refreshing every second on its thread). The claim to check is that none of
+ *       them changes the score beyond the noise: they read from other threads and never touch the observe path.
+ *       <pre>
+ * taskset -c 0 java -jar bench/target/benchmarks.jar 'ObserveBenchmark\.observe$' -f 1 -wi 2 -i 3 -r 1 \
+ *     -p memory=65536 -p stream=zipf1.0 -p salt=shared -p observer=none,jfr,micrometer
+ *       </pre>
+ *       (run it twice for an alternation: JMH runs one parameter value after the other).</li>
  * </ul>
  * The sketch starts empty each trial and fills during warmup; its hash seed is fixed so runs are comparable.
  *
@@ -123,6 +138,10 @@ public class ObserveBenchmark {
         @Param({"default"})
         public String placement;
 
+        /** What reads the sketch meanwhile: none, named, jfr or micrometer (see the class javadoc). */
+        @Param({"none"})
+        public String observer;
+
         Hotkeeper sketch;
         /** The stream as long keys (for {@link #observe}). */
         long[] keys;
@@ -132,11 +151,30 @@ public class ObserveBenchmark {
         byte[][] bytes;
         Arena keyArena;
         MemorySegment segment;
+        /** The recording of {@code observer=jfr}. */
+        Recording recording;
+        /** The binder of {@code observer=micrometer}. */
+        HotkeeperMetrics metrics;
 
         @Setup(Level.Trial)
         public void setup(BenchmarkParams params) {
-            sketch = Workloads.sketch(memory, salt, keyShards.equals("on"), approx, placement, combine,
-                    workerTables);
+            HotkeeperBuilder builder = Workloads.builder(memory, salt, keyShards.equals("on"), approx, placement,
+                    combine, workerTables);
+            switch (observer) {
+                case "none", "micrometer" -> { }
+                case "named", "jfr" -> builder.name("bench");
+                default -> throw new IllegalArgumentException("observer=" + observer
+                        + ": must be none, named, jfr or micrometer");
+            }
+            sketch = builder.build();
+            if (observer.equals("jfr")) {
+                recording = new Recording();
+                recording.enable("io.hotkeeper.HotKey").withPeriod(java.time.Duration.ofSeconds(1));
+                recording.start();
+            } else if (observer.equals("micrometer")) {
+                metrics = new HotkeeperMetrics(sketch, "bench", 100);
+                metrics.bindTo(new SimpleMeterRegistry());
+            }
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, STREAM_SEED);
             String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             switch (method) {
@@ -180,6 +218,12 @@ public class ObserveBenchmark {
 
         @TearDown(Level.Trial)
         public void tearDown() {
+            if (recording != null) {
+                recording.close();
+            }
+            if (metrics != null) {
+                metrics.close();
+            }
             sketch.close();
             if (keyArena != null) {
                 keyArena.close();

@@ -158,6 +158,8 @@ public final class Hotkeeper implements AutoCloseable {
     private final ExpelledKeys expelledKeys;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
+    /** The JFR periodic hook of a named sketch (HotkeeperBuilder.name); null without a name. */
+    private final Runnable flightRecorderHook;
 
     /**
      * Builds the instance {@code b} describes (checked by {@link HotkeeperBuilder#build()}), its per-node tables
@@ -253,6 +255,20 @@ public final class Hotkeeper implements AutoCloseable {
             regions.arenaClosed();
             throw e;
         }
+        // Last, once every field is set: JFR's periodic thread may read the sketch from now on (the hook is handed
+        // over under JFR's task-list lock, which orders these writes before its reads). Unnamed: no JFR at all.
+        Runnable hook = null;
+        if (b.name != null) {
+            try {
+                hook = io.hotkeeper.engine.jfr.HotKeyEvents.register(b.name, this,
+                        b.recordStats && b.windowSlices == 0);
+            } catch (RuntimeException | Error e) { // e.g. a runtime image without jdk.jfr: free what was built
+                arena.close();
+                regions.arenaClosed();
+                throw e;
+            }
+        }
+        this.flightRecorderHook = hook;
     }
 
     /** One table (and its key shards) in the given placement; region names end with {@code suffix}. */
@@ -745,6 +761,17 @@ public final class Hotkeeper implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the operation counters are recorded ({@link HotkeeperBuilder#recordStats()}): {@link #stats()} counts
+     * and, unless the sketch is windowed, {@link #totalWeight()} is exact. Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalStateException if closed
+     */
+    public boolean recordsStats() {
+        ensureOpen();
+        return stats.recording();
+    }
+
     /** Bytes of the bucket table (of all of them, with per-node tables). Threads: any. Progress: wait-free. */
     public long tableBytes() {
         ensureOpen();
@@ -791,6 +818,9 @@ public final class Hotkeeper implements AutoCloseable {
         // Volatile CAS: one closer; the flag is set before the arena closes, so a call that then fails on the
         // arena's liveness check sees it (closedOr), and so does every later explicit check (ensureOpen).
         if (CLOSED.compareAndSet(this, false, true)) {
+            if (flightRecorderHook != null) {
+                io.hotkeeper.engine.jfr.HotKeyEvents.unregister(flightRecorderHook);
+            }
             arena.close();
             regions.arenaClosed();
         }

@@ -54,6 +54,8 @@ public final class HotkeeperBuilder {
     int windowSlices;
     java.util.function.LongSupplier clock = System::nanoTime;
     boolean clockGiven;
+    /** The name the sketch's JFR events carry; null: no events (see name). */
+    String name;
 
     HotkeeperBuilder() {
     }
@@ -360,6 +362,28 @@ public final class HotkeeperBuilder {
         return this;
     }
 
+    /**
+     * Names the sketch for Java Flight Recorder: while it is open, a recording that enables the event
+     * {@code io.hotkeeper.HotKey} (off by default; docs/operations.md) receives, every period (1 s by default), one
+     * event per key of its {@link Hotkeeper#topK()}, carrying this name, the key as
+     * {@link HeavyHitter#keyAsString()} prints it, its estimate and bounds, the total weight and the table's fill.
+     * The events are produced by JFR's periodic thread, which reads the sketch like any reader; the observe path
+     * is not touched. Several sketches in one JVM are told apart by their names (names need not be unique).
+     *
+     * <p>A sketch without a name is not registered with JFR and emits nothing; a named one registers a periodic
+     * hook when it is built (the first loads JFR's event metadata, not a recording) and removes it in
+     * {@link Hotkeeper#close()}. Needs key shards ({@code keyShards(false)} has no top k to report).
+     *
+     * @throws IllegalArgumentException if {@code name} is blank
+     */
+    public HotkeeperBuilder name(String name) {
+        if (Objects.requireNonNull(name, "name").isBlank()) {
+            throw new IllegalArgumentException("name=\"" + name + "\": must not be blank");
+        }
+        this.name = name;
+        return this;
+    }
+
     /** Allocates the sketch. Threads: one. Progress: blocking. */
     public Hotkeeper build() {
         checkOptions();
@@ -379,10 +403,11 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
                     + "it only sizes the split of a total budget");
         }
-        if (!keyShards && (shardCapacity > 0 || maxKeyBytesGiven || promotionFloorGiven || listener != null)) {
+        if (!keyShards && (shardCapacity > 0 || maxKeyBytesGiven || promotionFloorGiven || listener != null
+                || name != null)) {
             throw new IllegalArgumentException("keyShards(false) with " + (shardCapacity > 0 ? "shardCapacity"
                     : maxKeyBytesGiven ? "maxKeyBytes" : promotionFloorGiven ? "promotionFloor"
-                    : "expelledKeyListener") + ": that option needs key shards");
+                    : listener != null ? "expelledKeyListener" : "name") + ": that option needs key shards");
         }
         SaltMode effectiveSalt = saltMode != null ? saltMode
                 : workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;

@@ -44,6 +44,18 @@ class ApiSurfaceTest {
         }
     }
 
+    /** Dependency-free: the JDK (java.base, and jdk.jfr for named sketches' events) and the bindings only. */
+    @Test
+    void theModuleReadsOnlyTheJdkAndTheBindings() {
+        Module module = Hotkeeper.class.getModule();
+        var descriptor = module.isNamed() ? module.getDescriptor()
+                : java.lang.module.ModuleFinder.of(java.nio.file.Path.of("target/classes"))
+                        .find("io.hotkeeper.engine").orElseThrow().descriptor();
+        Set<String> required = new java.util.TreeSet<>();
+        descriptor.requires().forEach(r -> required.add(r.name()));
+        assertEquals(new java.util.TreeSet<>(Set.of("java.base", "io.hotkeeper.numa", "jdk.jfr")), required);
+    }
+
     @Test
     void noPublicApiMethodMentionsAnInternalType() throws Exception {
         List<String> leaks = new ArrayList<>();

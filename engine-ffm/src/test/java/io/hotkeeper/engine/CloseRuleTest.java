@@ -84,6 +84,7 @@ class CloseRuleTest {
         args("placement()", () -> new Object[0]);
         args("writer()", () -> new Object[0]);
         args("stats()", () -> new Object[0]);
+        args("recordsStats()", () -> new Object[0]);
         args("tableBytes()", () -> new Object[0]);
         args("bucketCount()", () -> new Object[0]);
         args("saltMode()", () -> new Object[0]);
@@ -121,6 +122,8 @@ class CloseRuleTest {
                 () -> SimulatedNodes.build(Hotkeeper.builder().memoryBytes(4096).promotionFloor(1), 2, () -> 0));
         SHAPES.put("windowed (4 slices of a minute)", () -> Hotkeeper.builder().memoryBytes(4096)
                 .partitioning(Partitioning.window(java.time.Duration.ofMinutes(4), 4)).promotionFloor(1).build());
+        SHAPES.put("named (a JFR hook), stats recorded",
+                () -> Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).name("close-rule").recordStats().build());
         SHAPES.put("decay base 1.08, sharded salt", () -> Hotkeeper.builder().memoryBytes(4096).decayBase(1.08)
                 .shardedSalt().build());
     }

@@ -15,8 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * The engine as a named module on the module path, as a modular application uses it: a consumer module that
  * {@code requires io.hotkeeper.engine} is compiled against the engine's and the bindings' module directories
  * (javac, as a child process, fails if the API it uses is not exported) and run with {@code java --module-path ... -m}, no other flag.
- * It builds the default sketch, observes, and prints its top keys; stderr must stay empty (no native-access
- * warning: the default sketch makes no restricted call, whatever module it runs in).
+ * It builds the default sketch, named (so that it registers its JFR event, from a package the module does not
+ * export), observes, and prints its top keys; stderr must stay empty (no native-access warning: the default sketch
+ * makes no restricted call, whatever module it runs in; no JFR warning either).
  */
 class ModulePathTest {
     private static final String MODULE_INFO = """
@@ -32,7 +33,7 @@ class ModulePathTest {
 
             public final class Main {
                 public static void main(String[] args) {
-                    try (Hotkeeper hot = Hotkeeper.builder().memory(64 * 1024).build()) {
+                    try (Hotkeeper hot = Hotkeeper.builder().memory(64 * 1024).name("orders").build()) {
                         for (int i = 0; i < 1000; i++) {
                             hot.observe(7L);
                             hot.observe("GET /quote");
