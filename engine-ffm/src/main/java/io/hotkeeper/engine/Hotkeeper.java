@@ -887,7 +887,10 @@ public final class Hotkeeper implements AutoCloseable {
      * stay two. By keys otherwise: every tracked, untruncated key is
      * observed with its estimate. Loss: by keys, the snapshot's untracked counts and truncated keys; both ways,
      * whatever the lottery of a full bucket here does to a replayed count (as it would to the same observations
-     * arriving live). The total weight grows by the snapshot's.
+     * arriving live). With {@link HotkeeperBuilder#recordStats()} the total weight grows by the snapshot's
+     * (saturating at {@code Long.MAX_VALUE}); without, it is derived from the slots ({@link #totalWeight()}), so it
+     * grows by what the replay left in them (a replayed unit still pending in the caller's hot-key combiner counts
+     * once it is flushed).
      *
      * <p>Threads: any. Progress: lock-free.
      *
