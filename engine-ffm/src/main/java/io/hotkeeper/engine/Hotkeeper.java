@@ -623,9 +623,10 @@ public final class Hotkeeper implements AutoCloseable {
 
     /**
      * Whether {@code key} is currently among the {@code k} heavy hitters (RedisBloom's {@code TOPK.QUERY}): one
-     * of the keys {@link #topK()} lists, a truncated key included (the whole key is hashed). With several tables
-     * it runs the same ranking as {@code topK()}, at the same cost. Threads: any. Progress: wait-free (walks the
-     * tracked entries of every key shard).
+     * of the keys {@link #topK()} lists, a truncated key included (the whole key is hashed): it runs the same
+     * ranking (estimates with pending combined counts, ties by the hash of the whole key), at the cost of a
+     * {@code topK()}, so the two agree even where keys tie at the {@code k}-th estimate. Threads: any. Progress:
+     * wait-free (walks the tracked entries of every key shard).
      */
     public boolean contains(long key) {
         return containsHash(hasher.hash(key));
@@ -651,8 +652,8 @@ public final class Hotkeeper implements AutoCloseable {
                 tables.rotate();
                 return tables.ranks(hash, k, this::sumOverTables);
             }
-            long count = s.trackedCount(hash);
-            return count > 0 && count >= s.kthTrackedCount(k);
+            // Exactly the keys topK(k) lists: the same ranking (estimate with pending counts, ties by hash).
+            return s.ranks(hash, k);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }

@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Top-k over several tables (time slices, worker tables): a key ranks by its estimate summed over the tables,
- * whatever its rank in each; {@code contains} agrees with {@code topK}; two distinct keys never share a row.
+ * whatever its rank in each; {@code contains} agrees with {@code topK} (on one table too); two distinct keys
+ * never share a row.
  */
 class TopKAcrossTablesTest {
     private static final long SECOND = 1_000_000_000L;
@@ -170,6 +171,30 @@ class TopKAcrossTablesTest {
             barrier.await();
         } catch (Exception e) {
             throw new AssertionError(e);
+        }
+    }
+    /**
+     * One table too: with keys tied at the k-th estimate, {@code contains} holds for exactly the keys
+     * {@code topK(k)} lists (before, it held for every tied key, while topK listed only k of them).
+     */
+    @Test
+    void containsAgreesWithTopKOnOneTableWhereKeysTie() {
+        try (Hotkeeper hk = Hotkeeper.builder().seed(3).k(3).memoryBytes(16 * 1024)
+                .combining(CombiningMode.OFF).build()) {
+            hk.observe(1L, 50);
+            for (long key = 2; key <= 7; key++) {
+                hk.observe(key, 20); // six keys tied for ranks 2 and 3
+            }
+            List<HeavyHitter> top = hk.topK();
+            assertEquals(3, top.size());
+            int listed = 0;
+            for (long key = 1; key <= 7; key++) {
+                long k = key;
+                boolean inTop = top.stream().anyMatch(h -> h.keyAsLong() == k);
+                assertEquals(inTop, hk.contains(key), "key " + key + ", top " + top);
+                listed += inTop ? 1 : 0;
+            }
+            assertEquals(3, listed);
         }
     }
 }

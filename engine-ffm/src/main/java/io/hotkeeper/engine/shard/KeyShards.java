@@ -480,13 +480,41 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     // ------------------------------------------------------------------ queries
 
     /**
-     * The {@code n} tracked keys with the highest estimates, highest first. Consistency: each returned key held
+     * The {@code n} tracked keys with the highest estimates, highest first (ties by the lower hash of the whole
+     * key, as across several tables). Consistency: each returned key held
      * a tracked slot when it was read and its estimate is that slot's count at that moment; the scan is not one
      * atomic snapshot, so a key promoted or replaced during the call may be missing or included.
      *
      * <p>Threads: any; never stops observers, never reads another shard's links. Progress: wait-free.
      */
     public List<HeavyHitter> topK(int n) {
+        List<HeavyHitter> out = new ArrayList<>();
+        for (Row row : ranked(n)) {
+            out.add(row.hitter());
+        }
+        return out;
+    }
+
+    /**
+     * Whether the key of {@code hash} is one of the keys {@link #topK topK(n)} lists: the same ranking (estimate,
+     * then the lower hash on a tie), so that {@code contains} agrees with {@code topK} even where keys tie at the
+     * {@code n}-th estimate or pending combined counts lift a key past another. Threads: any. Progress: wait-free.
+     */
+    public boolean ranks(long hash, int n) {
+        for (Row row : ranked(n)) {
+            if (row.hash() == hash) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A resolved key of {@link #ranked}: its row and its whole key's hash. */
+    private record Row(HeavyHitter hitter, long hash) {
+    }
+
+    /** The {@code n} heaviest tracked keys, highest estimate first, ties by the lower hash. */
+    private List<Row> ranked(int n) {
         long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
         int want = (int) Math.min(Math.max(n, 0), slots);
         if (want == 0) {
@@ -496,10 +524,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         for (; ; candidates = (int) Math.min(2L * candidates, slots)) {
             TopCounts top = new TopCounts(candidates);
             long tracked = scanTracked(top);
-            List<HeavyHitter> out = new ArrayList<>();
+            List<Row> out = new ArrayList<>();
             boolean settled = resolve(top, want, out);
             if (settled || tracked <= candidates || candidates == slots) {
-                out.sort((a, b) -> Long.compare(b.estimate(), a.estimate()));
+                out.sort((a, b) -> a.hitter().estimate() != b.hitter().estimate()
+                        ? Long.compare(b.hitter().estimate(), a.hitter().estimate()) : Long.compare(a.hash(), b.hash()));
                 return out.size() > want ? new ArrayList<>(out.subList(0, want)) : out;
             }
         }
@@ -511,7 +540,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * outside the candidates, can reach the {@code want}-th estimate: its table count is at most the next
      * candidate's, and its pending count at most {@link PendingCounts#bound()}.
      */
-    private boolean resolve(TopCounts top, int want, List<HeavyHitter> out) {
+    private boolean resolve(TopCounts top, int want, List<Row> out) {
         long slack = pendingCounts.bound();
         // The want highest estimates so far (a min-heap): its head is the estimate a latecomer must beat.
         PriorityQueue<Long> best = new PriorityQueue<>();
@@ -538,24 +567,13 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             }
             // The table's count (read with the volatile load above) first, then the combiners' pending counts.
             long estimate = TableLayout.count(word) + pendingCounts.pending(key.hash());
-            out.add(new HeavyHitter(key.bytes(), estimate, key.truncated(), key.kind()));
+            out.add(new Row(new HeavyHitter(key.bytes(), estimate, key.truncated(), key.kind()), key.hash()));
             best.add(estimate);
             if (best.size() > want) {
                 best.poll();
             }
         }
         return false;
-    }
-
-    /**
-     * The count a key needs to be among the {@code k} highest tracked counts (0 if fewer are tracked).
-     * Threads: any. Progress: wait-free.
-     */
-    public long kthTrackedCount(int k) {
-        long slots = table.bucketCount() * TableLayout.SLOTS_PER_BUCKET;
-        TopCounts top = new TopCounts((int) Math.min(k, slots));
-        long tracked = scanTracked(top);
-        return tracked < k ? 0 : top.minCount();
     }
 
     /**
