@@ -659,16 +659,6 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return TableLayout.tracked(word) && TableLayout.fingerprint(word) == table.fingerprint(hash) ? key : null;
     }
 
-    /** Whether the key of {@code hash} holds a tracked slot. Threads: any. Progress: wait-free. */
-    public long trackedCount(long hash) {
-        long slot = table.findSlot(hash);
-        if (slot < 0) {
-            return 0;
-        }
-        long word = table.lvSlot(slot);
-        return TableLayout.tracked(word) ? TableLayout.count(word) : 0;
-    }
-
     /** The table slot word at byte offset {@code slot} (tests, diagnostics). Threads: any. Progress: wait-free. */
     public long slotWord(long slot) {
         return table.lvSlot(slot);
