@@ -237,28 +237,22 @@ public final class BucketTable {
      * Progress: lock-free.
      */
     public long observe(long hash, long weight, long worker) {
-        // One pass, for the common cases: a refresh below saturation and approximate counting, a claim of the
-        // lowest empty slot, or one lottery against the weakest occupant of the key's full candidate buckets.
-        // Occupied slots form a prefix of a bucket (a claim always takes the lowest empty slot, and slots never
-        // empty again), so the first 0 word ends the search; and a key enters its second bucket only while its first
-        // is full, so an empty slot in the first bucket also proves the key is not in the second. Anything else (a
-        // lost CAS, saturation, approximate counting) goes to observeFull, which re-scans and retries.
+        // The hit path, small enough for C2 to inline into every caller (under FreqInlineSize, 325 bytecodes;
+        // docs/performance.md "An observe that inlines"): a refresh below saturation and approximate counting, or a
+        // claim of the lowest empty slot, in the key's first bucket. Occupied slots form a prefix of a bucket (a
+        // claim always takes the lowest empty slot, and slots never empty again outside reset), so the first 0 word
+        // ends the search; and a key enters its second bucket only while its first is full, so an empty slot in
+        // the first bucket also proves the key is not in the second. A full first bucket without the key goes to
+        // observeMiss (the second bucket and the lottery), anything else (a lost CAS, saturation, approximate
+        // counting) to observeFull, which re-scans and retries.
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
-        long weakestOffset = base;
-        long weakestWord = 0;
         for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
             long offset = base + (long) s * SLOT_BYTES;
             // Plain load: see observeFull; a stale word only fails the CAS and falls through to the full path.
             long word = (long) SLOT.get(table, offset);
             if (word == 0) {
-                // Not in the bucket (occupied slots are a prefix): claim this, the lowest empty slot.
-                long count = Math.min(weight, MAX_COUNT);
-                if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
-                    stats.add(worker, StatsLayout.CLAIMS, 1);
-                    return promoteIfAtFloor(count);
-                }
-                return observeFull(hash, weight, worker);
+                return claimFirst(hash, offset, fp, weight, worker);
             }
             if (TableLayout.fingerprint(word) == fp) {
                 long next = TableLayout.count(word) + weight;
@@ -268,20 +262,51 @@ public final class BucketTable {
                 }
                 return observeFull(hash, weight, worker);
             }
+        }
+        return observeMiss(hash, base, fp, weight, worker);
+    }
+
+    /**
+     * A claim of the empty slot at {@code offset}, the lowest of the key's first bucket (observe's scan found the
+     * key in no slot before it). A method of its own, so that observe stays small; short enough to inline.
+     */
+    private long claimFirst(long hash, long offset, long fp, long weight, long worker) {
+        long count = Math.min(weight, MAX_COUNT);
+        if (casRelSlot(offset, 0L, TableLayout.word(fp, count))) {
+            stats.add(worker, StatsLayout.CLAIMS, 1);
+            return promoteIfAtFloor(count);
+        }
+        return observeFull(hash, weight, worker);
+    }
+
+    /**
+     * observe's miss path: the key's first bucket (at {@code base}) was full without it. Its second candidate is
+     * scanned the same way (a refresh or a claim there), else the lottery runs against the weakest occupant of
+     * both, from this one pass. The second line is requested before the first (already in L1) is scanned for its
+     * weakest occupant, so that its miss overlaps that work: its address depends only on the hash.
+     */
+    private long observeMiss(long hash, long base, long fp, long weight, long worker) {
+        long second = secondOffset(base, fp);
+        // Plain loads throughout, as in observe. The second line's first word first: its miss is then in flight.
+        long head = (long) SLOT.get(table, second);
+        long weakestOffset = base;
+        long weakestWord = 0;
+        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
+            long offset = base + (long) s * SLOT_BYTES;
+            long word = (long) SLOT.get(table, offset);
+            if (word == 0 || TableLayout.fingerprint(word) == fp) {
+                // The bucket changed since observe's scan (a reset emptied it, or the key was claimed again).
+                return observeFull(hash, weight, worker);
+            }
             if (s == 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
                 weakestOffset = offset;
                 weakestWord = word;
             }
         }
-        // The first bucket is full without the key: its second candidate, the same way (its weakest occupant
-        // competes with the first bucket's). The claim and refresh are written out again, not called: C2 inlined
-        // neither helper here ("callee is too large" after the first loop), and the calls cost ~6 ns a miss; one
-        // loop over both buckets (bucket switched at slot 8) measured 5-7 ns slower still (docs/performance.md).
-        long second = secondOffset(base, fp);
         if (second != base) {
             for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
                 long offset = second + (long) s * SLOT_BYTES;
-                long word = (long) SLOT.get(table, offset);
+                long word = s == 0 ? head : (long) SLOT.get(table, offset);
                 if (word == 0) {
                     long count = Math.min(weight, MAX_COUNT);
                     // The second bucket: the claim marks the word SECOND (a constant), for replays (TableLayout).
