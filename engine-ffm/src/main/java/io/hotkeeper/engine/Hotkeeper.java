@@ -830,9 +830,9 @@ public final class Hotkeeper implements AutoCloseable {
     // ---------------------------------------------------------------- snapshots, merging, totals, bounds
 
     /**
-     * The stream length that merged snapshots brought in beyond what their replay counted (only with stats
-     * recorded, see totalWeight). Written by merges only, never on the observe path: a plain shared counter,
-     * volatile add.
+     * The stream length that merged snapshots brought in beyond what their replay counted, rebased by reset and
+     * decay (only with stats recorded, see {@link #countedWeight}): may be negative after a reset, by the stripes'
+     * sum at that moment. Written by merges, resets and decays only, never on the observe path: volatile.
      */
     private final java.util.concurrent.atomic.AtomicLong mergedWeight = new java.util.concurrent.atomic.AtomicLong();
     /** Whether the hash function came from {@link HotkeeperBuilder#seed} (recorded in snapshots). */
@@ -1063,7 +1063,7 @@ public final class Hotkeeper implements AutoCloseable {
             if (tables.windowed()) {
                 tables.rotate();
             } else if (stats.recording()) {
-                return Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), mergedWeight.get());
+                return countedWeight();
             }
             return tables.slotWeight();
         } catch (IllegalStateException e) {
@@ -1194,15 +1194,40 @@ public final class Hotkeeper implements AutoCloseable {
     private void scaleCounts(double factor) {
         ensureOpen();
         try {
-            long countedBefore = stats.recording()
-                    ? Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), mergedWeight.get()) : 0;
+            long merged = mergedWeight.get();
+            long counted = Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), merged);
             tables.scale(factor);
             if (stats.recording()) {
-                // Volatile add: the stripes are their workers' own, so the total is rebased here instead.
-                mergedWeight.addAndGet(-countedBefore + (long) Math.floor(countedBefore * factor));
+                rebaseCountedWeight(merged, counted, factor);
             }
         } catch (IllegalStateException e) {
             throw closedOr(e);
+        }
+    }
+
+    /**
+     * The stream length with stats recorded: the workers' stripes plus {@link #mergedWeight}, never negative.
+     * The volatile read of {@code mergedWeight} comes first: a rebase subtracts a stripes' sum read before its
+     * CAS, and stripes only grow, so stripes read after the rebase are at least that sum. Read in the other order,
+     * stripes read before a racing reset plus the rebased value went below zero (CI saw a snapshot with
+     * totalWeight -25,271 while three threads observed through 300 resets).
+     */
+    private long countedWeight() {
+        long merged = mergedWeight.get();
+        return Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), merged);
+    }
+
+    /**
+     * Scales the counted weight by {@code factor}, as the tables' counts were: the stripes are their workers'
+     * own, so {@link #mergedWeight} takes {@code floor(counted x factor) - counted}, and observations counted
+     * after {@code counted} was read stay counted. A volatile CAS from the {@code merged} that {@code counted}
+     * was read with: a merge, reset or decay that rebased in between fails it, and the loop rebases the total
+     * that one left (two resets that read the same total would otherwise subtract it twice).
+     */
+    private void rebaseCountedWeight(long merged, long counted, double factor) {
+        while (!mergedWeight.compareAndSet(merged, merged + (long) Math.floor(counted * factor) - counted)) {
+            merged = mergedWeight.get();
+            counted = Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), merged);
         }
     }
 

@@ -110,6 +110,55 @@ class ResetStressTest {
         }
     }
 
+    /**
+     * The total is never negative while resets race observers, readers and each other: two threads reset (a
+     * total rebased twice would go below zero), two observe, one reads {@code totalWeight} and snapshots.
+     * CI once read totalWeight -25,271 here, when the reader summed the stripes before the rebased merged weight.
+     */
+    @Test
+    void theTotalWeightStaysNonNegativeWhileResetsRaceObserversAndEachOther() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(5).recordStats()
+                .combining(CombiningMode.OFF).build()) {
+            ConcurrentLinkedQueue<Throwable> thrown = new ConcurrentLinkedQueue<>();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong lowest = new AtomicLong(Long.MAX_VALUE);
+            List<Thread> workers = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                long base = w * 1_000L;
+                workers.add(Thread.ofPlatform().start(() -> {
+                    long i = 0;
+                    while (!stop.get()) {
+                        hk.observe(base + (i++ & 63));
+                    }
+                }));
+            }
+            workers.add(Thread.ofPlatform().start(() -> {
+                try {
+                    while (!stop.get()) {
+                        lowest.accumulateAndGet(hk.totalWeight(), Math::min);
+                        HotkeeperSnapshot.read(hk.snapshot().toBytes());
+                    }
+                } catch (Throwable t) {
+                    thrown.add(t);
+                }
+            }));
+            List<Thread> resetters = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                resetters.add(Thread.ofPlatform().start(() -> {
+                    for (int n = 0; n < 2_000; n++) {
+                        hk.reset();
+                    }
+                }));
+            }
+            run(resetters.toArray(new Thread[0]));
+            stop.set(true);
+            run(workers.toArray(new Thread[0]));
+            assertEquals(List.of(), List.copyOf(thrown));
+            assertTrue(lowest.get() >= 0, "totalWeight read " + lowest.get());
+            assertTrue(hk.totalWeight() >= 0, "totalWeight after the resets " + hk.totalWeight());
+        }
+    }
+
     /** With combining on, pending counts survive a reset (owner-only state): the table holds none of them. */
     private static long pendingOnly(Hotkeeper hk, CombiningMode mode) {
         return mode == CombiningMode.OFF ? 0 : hk.snapshot().tableWeight();
