@@ -13,6 +13,15 @@ import java.util.Objects;
  * Configures a {@link Hotkeeper}. Threads: one (not thread-safe). Progress: wait-free except
  * {@link #build()}, which allocates native memory and may read {@code SecureRandom} (blocking).
  *
+ * <p>Each option may be set once: a second call of the same option (or a second sizing, by {@link #sizing},
+ * {@link #memory}, {@link #memoryBytes} or {@link #sizedFor}) throws {@link IllegalStateException} naming both
+ * calls. The options fall in two groups (README, "Options"): decisions a user makes (sizing, {@link #k},
+ * {@link #maxKeyBytes}, {@link #keyShards}, {@link #partitioning}, {@link #placement}, {@link #recordStats},
+ * {@link #name}, {@link #seed}, {@link #expelledKeyListener}, {@link #clock}, {@link #expectedThreads}) and engine
+ * tuning with defaults that suit most streams ({@link #candidateBuckets}, {@link #combining}, {@link #combiner},
+ * {@link #saltMode}, {@link #saltShards}, {@link #promotionFloor}, {@link #shardCapacity}, {@link #decayBase},
+ * {@link #approximateCountsAbove}).
+ *
  * <p>Size: mostly the javadoc of each option (what it costs, what it excludes); the checks that span options are in
  * one method, checkOptions.
  */
@@ -30,7 +39,6 @@ public final class HotkeeperBuilder {
     int shardCapacity;
     /** The total budget (memory), or 0: the table size is given (memoryBytes, or the default). */
     long totalMemory;
-    boolean tableSizeGiven;
     // Options given explicitly, for checkOptions: an option that would have no effect is an error.
     boolean maxKeyBytesGiven;
     boolean promotionFloorGiven;
@@ -57,7 +65,23 @@ public final class HotkeeperBuilder {
     /** The name the sketch's JFR events carry; null: no events (see name). */
     String name;
 
+    /** The options set so far, each with how it was set (for the message when one is set again). */
+    private final java.util.Map<String, String> given = new java.util.HashMap<>();
+
     HotkeeperBuilder() {
+    }
+
+    /**
+     * Records that {@code option} is being set by {@code how}; refuses a second setting of the same option, as
+     * Caffeine does, naming both (a later setter silently replacing an earlier one hides a mistake:
+     * {@code sizedFor(100).k(1000)} would keep the table sized for 100).
+     */
+    private void once(String option, String how) {
+        String before = given.putIfAbsent(option, how);
+        if (before != null) {
+            throw new IllegalStateException(option + " was already set by " + before + "; " + how
+                    + " would replace it (each option may be set once)");
+        }
     }
 
     /**
@@ -66,7 +90,9 @@ public final class HotkeeperBuilder {
      * four never combine. {@link #build()} refuses options that have no effect under it (see {@link Partitioning}).
      */
     public HotkeeperBuilder partitioning(Partitioning partitioning) {
-        this.partitioning = Objects.requireNonNull(partitioning, "partitioning");
+        Objects.requireNonNull(partitioning, "partitioning");
+        once("partitioning", "partitioning(" + partitioning + ")");
+        this.partitioning = partitioning;
         this.perNodeTables = partitioning instanceof Partitioning.PerNode;
         this.workerTables = partitioning instanceof Partitioning.PerWorker w ? w.tables() : 1;
         if (partitioning instanceof Partitioning.Window w) {
@@ -87,6 +113,7 @@ public final class HotkeeperBuilder {
      * (docs/performance.md gives the cost).
      */
     public HotkeeperBuilder recordStats() {
+        once("recordStats", "recordStats()");
         this.recordStats = true;
         return this;
     }
@@ -111,7 +138,9 @@ public final class HotkeeperBuilder {
      * count. Observations of weight above 1 are never combined.
      */
     public HotkeeperBuilder combining(CombiningMode mode) {
-        this.combining = Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(mode, "mode");
+        once("combining", "combining(" + mode + ")");
+        this.combining = mode;
         return this;
     }
 
@@ -122,6 +151,7 @@ public final class HotkeeperBuilder {
      */
     public HotkeeperBuilder combiner(int entries, int flushThreshold) {
         HotKeyCombiners.checkSize(entries, flushThreshold);
+        once("combiner", "combiner(" + entries + ", " + flushThreshold + ")");
         this.combinerGiven = true;
         this.combinerEntries = entries;
         this.flushThreshold = flushThreshold;
@@ -140,6 +170,7 @@ public final class HotkeeperBuilder {
         if (bits != 0 && (bits < 4 || bits > 32)) {
             throw new IllegalArgumentException("approximateCountsAbove=" + bits + ": must be 0 or in 4..32");
         }
+        once("approximateCountsAbove", "approximateCountsAbove(" + bits + ")");
         this.approximateBits = bits;
         return this;
     }
@@ -160,6 +191,7 @@ public final class HotkeeperBuilder {
         if (candidates != 1 && candidates != 2) {
             throw new IllegalArgumentException("candidateBuckets=" + candidates + ": must be 1 or 2");
         }
+        once("candidateBuckets", "candidateBuckets(" + candidates + ")");
         this.candidateBuckets = candidates;
         return this;
     }
@@ -172,7 +204,9 @@ public final class HotkeeperBuilder {
      * {@link #build()} with {@link IllegalArgumentException}.
      */
     public HotkeeperBuilder placement(Placement placement) {
-        this.placement = Objects.requireNonNull(placement, "placement");
+        Objects.requireNonNull(placement, "placement");
+        once("placement", "placement(" + placement + ")");
+        this.placement = placement;
         return this;
     }
 
@@ -181,23 +215,35 @@ public final class HotkeeperBuilder {
      * the sketch only answers {@code estimate}; {@code topK} and {@code contains} need them.
      */
     public HotkeeperBuilder keyShards(boolean enabled) {
+        once("keyShards", "keyShards(" + enabled + ")");
         this.keyShards = enabled;
         return this;
     }
 
-    /** Sets {@code k} and the table size {@link Hotkeeper#recommendedMemoryBytes(int)} recommends for it. */
+    /**
+     * Sets {@code k} and the table size {@link Hotkeeper#recommendedMemoryBytes(int)} recommends for it: both options,
+     * so neither {@link #k} nor a sizing may follow.
+     */
     public HotkeeperBuilder sizedFor(int k) {
-        k(k);
-        return memoryBytes(Hotkeeper.recommendedMemoryBytes(k));
+        setK(k, "sizedFor(" + k + ")");
+        Sizing table = Sizing.table(Hotkeeper.recommendedMemoryBytes(k));
+        once("sizing", "sizedFor(" + k + ")");
+        applySizing(table);
+        return this;
     }
 
     /** Heavy hitters reported by {@code topK()} and tested by {@code contains} (1..100,000; default 100). */
     public HotkeeperBuilder k(int k) {
+        setK(k, "k(" + k + ")");
+        return this;
+    }
+
+    private void setK(int k, String how) {
         if (k < 1 || k > 100_000) {
             throw new IllegalArgumentException("k=" + k + ": must be >= 1 and <= 100000");
         }
+        once("k", how);
         this.k = k;
-        return this;
     }
 
     /**
@@ -209,6 +255,7 @@ public final class HotkeeperBuilder {
         if (maxKeyBytes < 1 || maxKeyBytes > 4096) {
             throw new IllegalArgumentException("maxKeyBytes=" + maxKeyBytes + ": must be >= 1 and <= 4096");
         }
+        once("maxKeyBytes", "maxKeyBytes(" + maxKeyBytes + ")");
         this.maxKeyBytes = maxKeyBytes;
         this.maxKeyBytesGiven = true;
         return this;
@@ -224,6 +271,7 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("shardCapacity=" + shardCapacity + ": must be >= 16 and <= "
                     + ShardLayout.MAX_ENTRIES);
         }
+        once("shardCapacity", "shardCapacity(" + shardCapacity + ")");
         this.shardCapacity = shardCapacity;
         return this;
     }
@@ -242,6 +290,7 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("promotionFloor=" + promotionFloor + ": must be >= 1 and <= "
                     + TableLayout.MAX_COUNT);
         }
+        once("promotionFloor", "promotionFloor(" + promotionFloor + ")");
         this.promotionFloor = promotionFloor;
         this.promotionFloorGiven = true;
         return this;
@@ -249,7 +298,9 @@ public final class HotkeeperBuilder {
 
     /** Receives keys expelled from the table (opt-in; see {@link ExpelledKeyListener}). */
     public HotkeeperBuilder expelledKeyListener(ExpelledKeyListener listener) {
-        this.listener = Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(listener, "listener");
+        once("expelledKeyListener", "expelledKeyListener(...)");
+        this.listener = listener;
         return this;
     }
 
@@ -257,14 +308,13 @@ public final class HotkeeperBuilder {
      * The size of the bucket table alone, in bytes: 4 KiB .. 64 MiB, rounded down to whole 64-byte buckets (any
      * number of them, not only a power of two). The links (as much again, with key shards), the key shards of
      * each promoting worker and
-     * the combiner blocks come on top; {@link #memory(long)} bounds everything instead. Not with
-     * {@code memory}.
+     * the combiner blocks come on top; {@link #memory(long)} bounds everything instead. The same as
+     * {@code sizing(Sizing.table(memoryBytes))}: one sizing per builder.
+     *
+     * @throws IllegalStateException if a sizing was already given
      */
     public HotkeeperBuilder memoryBytes(long memoryBytes) {
-        Hotkeeper.bucketsFor(memoryBytes);
-        this.memoryBytes = memoryBytes;
-        this.tableSizeGiven = true;
-        return this;
+        return sizing(Sizing.table(memoryBytes));
     }
 
     /**
@@ -276,14 +326,35 @@ public final class HotkeeperBuilder {
      * buckets beside them, and the rest to the table and its links, to the bucket (any bucket count); what
      * the last partial bucket leaves goes to the shards' capacity. {@link Hotkeeper#info()} reports each part.
      * {@code build()} refuses a budget that cannot
-     * hold k keys, naming the minimum. Not with {@link #memoryBytes} or {@link #shardCapacity}.
+     * hold k keys, naming the minimum. Not with {@link #shardCapacity}. The same as
+     * {@code sizing(Sizing.total(totalBytes))}: one sizing per builder.
+     *
+     * @throws IllegalStateException if a sizing was already given
      */
     public HotkeeperBuilder memory(long totalBytes) {
-        if (totalBytes < 1) {
-            throw new IllegalArgumentException("memory=" + totalBytes + ": must be positive");
-        }
-        this.totalMemory = totalBytes;
+        return sizing(Sizing.total(totalBytes));
+    }
+
+    /**
+     * How much native memory the instance gets: {@link Sizing#total(long)} (everything it allocates) or
+     * {@link Sizing#table(long)} (the bucket table alone); {@link #memory(long)}, {@link #memoryBytes(long)} and
+     * {@link #sizedFor(int)} are shortcuts for it. One choice: a second sizing, however given, is refused.
+     * Default: {@code Sizing.table(}{@value Hotkeeper#DEFAULT_MEMORY_BYTES}{@code )}.
+     *
+     * @throws IllegalStateException if a sizing was already given
+     */
+    public HotkeeperBuilder sizing(Sizing sizing) {
+        Objects.requireNonNull(sizing, "sizing");
+        once("sizing", sizing.toString());
+        applySizing(sizing);
         return this;
+    }
+
+    private void applySizing(Sizing sizing) {
+        switch (sizing) {
+            case Sizing.Total t -> this.totalMemory = t.bytes();
+            case Sizing.Table t -> this.memoryBytes = t.bytes();
+        }
     }
 
     /**
@@ -295,12 +366,14 @@ public final class HotkeeperBuilder {
         if (threads < 1 || threads > 4096) {
             throw new IllegalArgumentException("expectedThreads=" + threads + ": must be >= 1 and <= 4096");
         }
+        once("expectedThreads", "expectedThreads(" + threads + ")");
         this.expectedThreads = threads;
         return this;
     }
 
     /** A fixed hash seed (reproducible runs, tests, merging); without it each instance seeds itself. */
     public HotkeeperBuilder seed(long seed) {
+        once("seed", "seed(" + seed + ")");
         this.seeded = true;
         this.seed = seed;
         return this;
@@ -311,7 +384,9 @@ public final class HotkeeperBuilder {
      * {@linkplain Partitioning#perWorker per-worker tables}.
      */
     public HotkeeperBuilder saltMode(SaltMode saltMode) {
-        this.saltMode = Objects.requireNonNull(saltMode, "saltMode");
+        Objects.requireNonNull(saltMode, "saltMode");
+        once("saltMode", "saltMode(" + saltMode + ")");
+        this.saltMode = saltMode;
         return this;
     }
 
@@ -330,6 +405,7 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("saltShards=" + saltShards + ": must be a power of two in 1.."
                     + SaltLayout.MAX_SHARDS);
         }
+        once("saltShards", "saltShards(" + saltShards + ")");
         this.saltShards = saltShards;
         return this;
     }
@@ -347,7 +423,9 @@ public final class HotkeeperBuilder {
      *         {@link DecayLottery#checkBase(double)}
      */
     public HotkeeperBuilder decayBase(double decayBase) {
-        this.decayBase = DecayLottery.checkBase(decayBase);
+        double checked = DecayLottery.checkBase(decayBase);
+        once("decayBase", "decayBase(" + decayBase + ")");
+        this.decayBase = checked;
         return this;
     }
 
@@ -357,7 +435,9 @@ public final class HotkeeperBuilder {
      * sketch. Only with a window partitioning.
      */
     public HotkeeperBuilder clock(java.util.function.LongSupplier nanos) {
-        this.clock = Objects.requireNonNull(nanos, "nanos");
+        Objects.requireNonNull(nanos, "nanos");
+        once("clock", "clock(...)");
+        this.clock = nanos;
         this.clockGiven = true;
         return this;
     }
@@ -380,6 +460,7 @@ public final class HotkeeperBuilder {
         if (Objects.requireNonNull(name, "name").isBlank()) {
             throw new IllegalArgumentException("name=\"" + name + "\": must not be blank");
         }
+        once("name", "name(" + name + ")");
         this.name = name;
         return this;
     }
@@ -395,10 +476,6 @@ public final class HotkeeperBuilder {
      * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
      */
     void checkOptions() {
-        if (totalMemory > 0 && tableSizeGiven) {
-            throw new IllegalArgumentException("memory=" + totalMemory + " and memoryBytes=" + memoryBytes
-                    + " (or sizedFor): choose one (memory is the total budget, memoryBytes the table alone)");
-        }
         if (expectedThreads > 0 && totalMemory == 0) {
             throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
                     + "it only sizes the split of a total budget");

@@ -28,7 +28,50 @@ class ConfigurationChecksTest {
                 .partitioning(Partitioning.perWorker(2)).combiner(64, 16), "AUTO stays off with per-worker tables");
         refused(() -> Hotkeeper.builder().clock(System::nanoTime), "clock(...) with partitioning shared()");
         refused(() -> Hotkeeper.builder().expectedThreads(4), "expectedThreads=4 without memory(total)");
-        refused(() -> Hotkeeper.builder().memory(1 << 20).sizedFor(100), "memoryBytes=16384 (or sizedFor)");
+    }
+
+    /** Each option once: a second call is refused where it is made, naming both calls (Caffeine's rule). */
+    @Test
+    void anOptionSetTwiceIsRefusedNamingBothCalls() {
+        setTwice(() -> Hotkeeper.builder().sizedFor(100).k(1000), "k was already set by sizedFor(100); k(1000)");
+        setTwice(() -> Hotkeeper.builder().k(10).sizedFor(100), "k was already set by k(10); sizedFor(100)");
+        setTwice(() -> Hotkeeper.builder().memory(1 << 20).sizedFor(100),
+                "sizing was already set by memory(1048576); sizedFor(100)");
+        setTwice(() -> Hotkeeper.builder().memoryBytes(1 << 16).memory(1 << 20),
+                "sizing was already set by memoryBytes(65536); memory(1048576)");
+        setTwice(() -> Hotkeeper.builder().sizing(Sizing.total(1 << 20)).memoryBytes(1 << 16),
+                "sizing was already set by memory(1048576); memoryBytes(65536)");
+        setTwice(() -> Hotkeeper.builder().memory(1 << 20).memory(1 << 21), "sizing was already set by memory(1048576)");
+        setTwice(() -> Hotkeeper.builder().seed(1).seed(2), "seed was already set by seed(1); seed(2)");
+        setTwice(() -> Hotkeeper.builder().recordStats().recordStats(), "recordStats was already set");
+        setTwice(() -> Hotkeeper.builder().saltMode(SaltMode.SHARED).shardedSalt(),
+                "saltMode was already set by saltMode(SHARED); saltMode(SHARDED)");
+        setTwice(() -> Hotkeeper.builder().partitioning(Partitioning.perWorker(2)).partitioning(Partitioning.shared()),
+                "partitioning was already set");
+        setTwice(() -> Hotkeeper.builder().promotionFloor(4).promotionFloor(4), "promotionFloor was already set");
+        setTwice(() -> Hotkeeper.builder().combining(CombiningMode.ON).combining(CombiningMode.OFF),
+                "combining was already set by combining(ON); combining(OFF)");
+        setTwice(() -> Hotkeeper.builder().name("a").name("b"), "name was already set by name(a); name(b)");
+    }
+
+    /** A call refused for its value does not count as setting the option. */
+    @Test
+    void anInvalidValueLeavesTheOptionUnset() {
+        HotkeeperBuilder b = Hotkeeper.builder();
+        assertThrows(IllegalArgumentException.class, () -> b.k(0));
+        assertThrows(IllegalArgumentException.class, () -> b.memory(0));
+        assertThrows(IllegalArgumentException.class, () -> b.memoryBytes(100));
+        assertThrows(NullPointerException.class, () -> b.partitioning(null));
+        b.k(10).memory(1 << 20).partitioning(Partitioning.shared());
+        try (Hotkeeper hk = b.build()) {
+            org.junit.jupiter.api.Assertions.assertEquals(10, hk.info().k());
+            org.junit.jupiter.api.Assertions.assertTrue(hk.info().nativeBytes() <= 1 << 20);
+        }
+    }
+
+    private static void setTwice(Supplier<HotkeeperBuilder> builder, String message) {
+        var e = assertThrows(IllegalStateException.class, builder::get);
+        assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 
     @Test

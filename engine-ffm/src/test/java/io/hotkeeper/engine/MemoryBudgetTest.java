@@ -152,10 +152,10 @@ class MemoryBudgetTest {
 
     @Test
     void theBudgetExcludesTheOptionsThatWouldSizeItsParts() {
+        var twice = assertThrows(IllegalStateException.class,
+                () -> Hotkeeper.builder().memory(1 << 20).memoryBytes(1 << 16));
+        assertTrue(twice.getMessage().contains("memoryBytes(65536)"), twice.getMessage());
         var e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().memory(1 << 20).memoryBytes(1 << 16).build());
-        assertTrue(e.getMessage().contains("memoryBytes=65536"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class,
                 () -> Hotkeeper.builder().memory(1 << 20).shardCapacity(64).build());
         assertTrue(e.getMessage().contains("shardCapacity=64"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().memory(0));

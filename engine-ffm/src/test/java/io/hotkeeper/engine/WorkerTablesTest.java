@@ -155,11 +155,11 @@ class WorkerTablesTest {
             assertTrue(e.getMessage().startsWith("perWorker(" + bad + "): the table count must be a power of two in "
                     + "1..64"), e.getMessage());
         }
-        // One partitioning: a second choice replaces the first (per-worker and per-node tables cannot combine).
-        try (Hotkeeper hk = Hotkeeper.builder().partitioning(Partitioning.perWorker(2))
-                .partitioning(Partitioning.perNode()).build()) {
-            assertEquals(Partitioning.perNode(), hk.info().partitioning());
-        }
+        // One partitioning: a second choice is refused, naming both (per-worker and per-node tables cannot combine).
+        IllegalStateException twice = assertThrows(IllegalStateException.class, () -> Hotkeeper.builder()
+                .partitioning(Partitioning.perWorker(2)).partitioning(Partitioning.perNode()));
+        assertTrue(twice.getMessage().contains("perWorker(2)") && twice.getMessage().contains("perNode"),
+                twice.getMessage());
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().partitioning(Partitioning.perWorker(2))
                 .saltMode(SaltMode.SHARED).combining(CombiningMode.ON).build()) {
             assertEquals(Partitioning.perWorker(2), hk.info().partitioning());

@@ -213,7 +213,8 @@ class NoHeavyKeyLostTest {
 
     @Test
     void thePromotionFloorFallsWhenShardsMakeRoom() {
-        try (Hotkeeper hk = small().promotionFloor(4).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(4)
+                .combining(CombiningMode.OFF).build()) {
             var table = Internals.keyShards(hk);
             table.rejected(1000);
             assertEquals(1001, hk.info().promotionFloor());
