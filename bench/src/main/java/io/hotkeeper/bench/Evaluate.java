@@ -305,24 +305,15 @@ public final class Evaluate {
 
     /**
      * DataSketches' {@code maxMapSize} for {@code budget} bytes: the largest power of two whose sketch, grown to
-     * its full map, measures within the budget.
+     * its full map, measures within the budget ({@link PeerSizing#dataSketchesMaxMapSize}, the rule
+     * {@code PeerBenchmark} uses too).
      */
     private int dataSketchesMapSize(long budget) {
         return dataSketchesSizes.computeIfAbsent(budget, b -> {
-            for (int size = (int) Math.max(8, Long.highestOneBit(b / PeerSizing.DATASKETCHES_BYTES_PER_SLOT));
-                 size >= 8; size >>= 1) {
-                FrequentLongsSketch s = new FrequentLongsSketch(size);
-                for (long key = 1; key <= 4L * size; key++) {
-                    s.update(key * 0x9E3779B97F4A7C15L);
-                }
-                long bytes = Contender.heapBytes(s);
-                if (bytes <= b) {
-                    System.out.printf(Locale.ROOT, "# DataSketches fit: %,d B -> maxMapSize %,d (%,d B full)%n",
-                            b, size, bytes);
-                    return size;
-                }
-            }
-            throw new IllegalArgumentException("budget " + b + " too small for DataSketches");
+            int size = PeerSizing.dataSketchesMaxMapSize(b);
+            System.out.printf(Locale.ROOT, "# DataSketches fit: %,d B -> maxMapSize %,d (%,d B full)%n",
+                    b, size, PeerSizing.dataSketchesFootprint(size));
+            return size;
         });
     }
 

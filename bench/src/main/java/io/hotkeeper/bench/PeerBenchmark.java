@@ -46,6 +46,10 @@ import java.util.function.Function;
  * # the smoke run of docs/peers.md:
  * java -jar bench/target/benchmarks.jar 'PeerBenchmark\.[a-zA-Z]+$' -f 1 -wi 1 -i 2 -w 1s -r 1s \
  *     -p memory=65536 -p stream=zipf1.0,zipf1.2 -t 1
+ * # equal memory against DataSketches' next map size (4,096 slots measure 73,864 B, PeerSizing), and the
+ * # earlier sizing (Hotkeeper's table alone on the budget) beside it:
+ * java -jar bench/target/benchmarks.jar 'PeerBenchmark\.(hotkeeperShared|dataSketches)$' \
+ *     -p memory=65536,73864 -p hotkeeperSizing=total,table -t 1
  * </pre>
  *
  * <h2>What it measures</h2>
@@ -71,6 +75,10 @@ import java.util.function.Function;
  * top-k print none); and, for the peers with a reader, how many reads it made and how long they took.
  *
  * <h2>Peers (sizes from {@link PeerSizing} for the {@code memory} budget)</h2>
+ * Each side gets its largest configuration within {@code memory}: Hotkeeper by default every native byte
+ * ({@code hotkeeperSizing=total}: {@code Builder.memory(memory)}, split for the {@code -t} threads;
+ * {@code hotkeeperSizing=table}: the table alone, as before 2026-12-05), DataSketches the largest power-of-two
+ * map whose full sketch measures within it (JOL): at 64 KiB 2,048 slots (37,000 B), at 73,864 B 4,096.
  * <ul>
  *   <li>{@code hotkeeperShared}, {@code hotkeeperSharded}: {@link Hotkeeper#observe(long)} with the shared or the
  *       sharded eviction salt; {@code ...NoKeys}: the same with {@code Builder.keyShards(false)} (no key shards,
@@ -121,14 +129,16 @@ import java.util.function.Function;
  *   <caption>Per peer, for a budget {@code memory}</caption>
  *   <tr><th>peer</th><th>holds</th><th>top-k from any thread while writers run</th><th>a read</th></tr>
  *   <tr><td>{@code hotkeeper*}, {@code hotkeeperText}, {@code hotkeeperBytes}</td>
- *       <td>native: table ({@code memory}) + links (as many bytes as the table) + key shards (grow with the
- *       workers that promote) + control + salt + stats stripes + one combiner block per worker once combining is
- *       engaged (all regions of {@code placement()}); the key bytes live in the shards, nothing per key on the
- *       heap</td>
+ *       <td>native: table + links (as many bytes as the table) + key shards + control + salt + one combiner
+ *       block per worker once combining is engaged (all regions of {@code placement()}): with
+ *       {@code hotkeeperSizing=total} (the default) all of it within {@code memory} (the teardown throws if not);
+ *       with {@code table} the table is {@code memory} and the rest comes on top. The key bytes live in the
+ *       shards, nothing per key on the heap</td>
  *       <td>yes, wait-free, no writer stops</td><td>{@code topK(100)}: walks the key shards' live entries, one
  *       validated copy per reported key; {@code ...NoKeys}: no top-k ({@code estimate} only)</td></tr>
- *   <tr><td>{@code dataSketches}</td><td>threads x (18 B x map length), map length up to
- *       {@link PeerSizing#dataSketchesMaxMapSize}</td><td>no (unlocked)</td><td>merge of every thread's sketch
+ *   <tr><td>{@code dataSketches}</td><td>threads x (18 B x map length + 136 B of objects and array headers),
+ *       map length up to {@link PeerSizing#dataSketchesMaxMapSize}, whose full sketch measures within
+ *       {@code memory}</td><td>no (unlocked)</td><td>merge of every thread's sketch
  *       into a fresh one + {@code getFrequentItems}, only once the writers stop</td></tr>
  *   <tr><td>{@code dataSketchesLive}</td><td>the same, plus one lock per thread; the reader allocates a fresh
  *       sketch per read</td><td>yes: the reader holds each writer's lock while it merges that sketch</td>
@@ -174,6 +184,8 @@ public class PeerBenchmark {
     static final String TEXT_PREFIX = "user:";
     /** Digits of the item index in a text key. */
     static final int TEXT_DIGITS = 16;
+    /** Bytes of a text key (all ASCII): Hotkeeper's {@code maxKeyBytes} for them under {@code total} sizing. */
+    static final int TEXT_KEY_BYTES = TEXT_PREFIX.length() + TEXT_DIGITS;
 
     private static final Function<Long, LongAdder> NEW_ADDER = key -> new LongAdder();
 
@@ -187,6 +199,15 @@ public class PeerBenchmark {
         /** Memory budget in bytes for every sized peer. */
         @Param({"65536", "8388608"})
         public long memory;
+
+        /**
+         * How Hotkeeper is fitted to {@link #memory} ({@link PeerSizing.HotkeeperSizing}): {@code total}, every
+         * native byte within the budget ({@code Builder.memory}, split for the trial's threads); {@code table},
+         * the table alone is the budget ({@code Builder.memoryBytes}), links and key shards on top (the sizing of
+         * every {@code PeerBenchmark} figure before 2026-12-05). The other peers ignore it.
+         */
+        @Param({"total"})
+        public String hotkeeperSizing;
 
         String method;
         long[] keys;
@@ -215,14 +236,15 @@ public class PeerBenchmark {
             method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
             Workloads.Stream s = Workloads.zipfStream(stream, DISTINCT, STREAM_KEYS, STREAM_SEED);
             keys = s.keys();
+            int threads = params.getThreads();
             switch (method) {
-                case "hotkeeperShared" -> hotkeeper = hotkeeper(false, true, true, 1);
+                case "hotkeeperShared" -> hotkeeper = hotkeeper(false, true, true, 1, threads, Long.BYTES);
                 case "hotkeeperText" -> {
-                    hotkeeper = hotkeeper(false, true, true, 1);
+                    hotkeeper = hotkeeper(false, true, true, 1, threads, TEXT_KEY_BYTES);
                     texts = texts(s.items());
                 }
                 case "hotkeeperBytes" -> {
-                    hotkeeper = hotkeeper(false, true, true, 1);
+                    hotkeeper = hotkeeper(false, true, true, 1, threads, TEXT_KEY_BYTES);
                     textBytes = textBytes(s.items());
                 }
                 case "itemsSketchText" -> texts = texts(s.items());
@@ -236,12 +258,13 @@ public class PeerBenchmark {
                     reader = new PeriodicReader(method, oneLock::topK, K, READ_PERIOD_MS);
                     reader.start();
                 }
-                case "hotkeeperSharded" -> hotkeeper = hotkeeper(true, true, true, 1);
-                case "hotkeeperSharedNoKeys" -> hotkeeper = hotkeeper(false, false, true, 1);
-                case "hotkeeperShardedNoKeys" -> hotkeeper = hotkeeper(true, false, true, 1);
-                case "hotkeeperSharedUncombined" -> hotkeeper = hotkeeper(false, true, false, 1);
+                case "hotkeeperSharded" -> hotkeeper = hotkeeper(true, true, true, 1, threads, Long.BYTES);
+                case "hotkeeperSharedNoKeys" -> hotkeeper = hotkeeper(false, false, true, 1, threads, Long.BYTES);
+                case "hotkeeperShardedNoKeys" -> hotkeeper = hotkeeper(true, false, true, 1, threads, Long.BYTES);
+                case "hotkeeperSharedUncombined" ->
+                        hotkeeper = hotkeeper(false, true, false, 1, threads, Long.BYTES);
                 case "hotkeeperWorkerTables" -> hotkeeper = hotkeeper(false, true, true,
-                        Integer.highestOneBit(2 * params.getThreads() - 1));
+                        Integer.highestOneBit(2 * threads - 1), threads, Long.BYTES);
                 case "streamSummarySynchronized" -> {
                     boxed = boxed(s.items());
                     summary = new StreamSummary<>(PeerSizing.spaceSavingCapacity(memory));
@@ -269,15 +292,29 @@ public class PeerBenchmark {
             }
         }
 
-        /** Worker tables > 1 take the builder's default salt for them (per-worker) unless sharded is asked. */
-        private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining, int workerTables) {
-            HotkeeperBuilder b = Hotkeeper.builder().memoryBytes(memory).seed(Workloads.SKETCH_SEED).k(K)
-                    .keyShards(keyShards).combining(combining ? CombiningMode.AUTO : CombiningMode.OFF)
+        /**
+         * Hotkeeper sized by {@link #hotkeeperSizing} ({@link PeerSizing#hotkeeper}). Worker tables > 1 take the
+         * builder's default salt for them (per-worker) unless sharded is asked.
+         */
+        private Hotkeeper hotkeeper(boolean shardedSalt, boolean keyShards, boolean combining, int workerTables,
+                                    int threads, int maxKeyBytes) {
+            HotkeeperBuilder b = builder(PeerSizing.HotkeeperSizing.of(hotkeeperSizing), memory, threads,
+                    maxKeyBytes, shardedSalt, keyShards, combining, workerTables);
+            return b.build();
+        }
+
+        /** The builder of {@link #hotkeeper}, for {@code PeerSizingTest}. */
+        static HotkeeperBuilder builder(PeerSizing.HotkeeperSizing sizing, long memory, int threads,
+                                        int maxKeyBytes, boolean shardedSalt, boolean keyShards, boolean combining,
+                                        int workerTables) {
+            HotkeeperBuilder b = PeerSizing.hotkeeper(sizing, memory, threads, keyShards ? maxKeyBytes : 0)
+                    .seed(Workloads.SKETCH_SEED).k(K).keyShards(keyShards)
+                    .combining(combining ? CombiningMode.AUTO : CombiningMode.OFF)
                     .partitioning(Partitioning.perWorker(workerTables));
             if (shardedSalt) {
                 b.shardedSalt();
             }
-            return b.build();
+            return b;
         }
 
         /** Text key of item {@code item}: {@code "user:"} and the index zero-padded to 16 digits. */
@@ -329,8 +366,9 @@ public class PeerBenchmark {
          */
         @TearDown(Level.Trial)
         public void tearDown(BenchmarkParams params) {
-            String at = String.format(java.util.Locale.ROOT, "(%s, memory=%d, stream=%s, threads=%d)", method, memory,
-                    stream, params.getThreads());
+            String at = String.format(java.util.Locale.ROOT, "(%s, memory=%d, stream=%s, threads=%d%s)", method,
+                    memory, stream, params.getThreads(),
+                    hotkeeper == null ? "" : ", hotkeeperSizing=" + hotkeeperSizing);
             if (reader != null) {
                 reader.stop();
                 System.out.println("# peer " + at + " " + reader.summary());
@@ -344,7 +382,13 @@ public class PeerBenchmark {
                 System.out.println("# peer " + at + " " + PeriodicReader.quiescentReadCost(read, K));
             }
             if (hotkeeper != null) {
+                long nativeBytes = hotkeeper.info().nativeBytes();
                 hotkeeper.close();
+                if (PeerSizing.HotkeeperSizing.of(hotkeeperSizing) == PeerSizing.HotkeeperSizing.TOTAL
+                        && nativeBytes > memory) {
+                    throw new IllegalStateException("Hotkeeper held " + nativeBytes + " native bytes, over the "
+                            + memory + "-byte budget of hotkeeperSizing=total");
+                }
             }
         }
 
