@@ -184,31 +184,7 @@ final class TopCommand implements Callable<Integer> {
                     + "followed without it)");
         }
         Diagnostics.engineLogging(verbose);
-        HotkeeperBuilder builder = Hotkeeper.builder().placement(numa).seed(seed);
-        if (salt != null) {
-            builder.saltMode(salt);
-        }
-        int tables = workerTables();
-        if (tables > 1) {
-            // Each ingest thread writes its own table: no line moves between cores.
-            builder.partitioning(Partitioning.perWorker(tables));
-        }
-        if (threads <= 1) {
-            // One ingest thread writes the table: no line is shared, so hot-key combining could only cost (its
-            // blocks out of the budget, a thread check on every hot result). Measured, warm, one thread:
-            // CliIngestBenchmark.ingest 190 -> 178-180 ms a pass (docs/cli.md).
-            builder.combining(CombiningMode.OFF);
-        }
-        configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
-        configure("--k", k, () -> builder.k(k));
-        configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
-        configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
-        if (window != null) {
-            configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
-        }
-        if (save != null) {
-            builder.recordStats(); // the snapshot's total weight is then the exact stream length
-        }
+        HotkeeperBuilder builder = builder(workerTables()); // the options' own checks, before any input is opened
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         long setup = System.nanoTime();
@@ -385,16 +361,76 @@ final class TopCommand implements Callable<Integer> {
         }
     }
 
-    /** Builds the sketch; the only argument checked this late is a NUMA node that does not exist. */
+    /**
+     * The sketch's configuration for {@code tables} tables (one per ingest thread, or 1: one table the threads
+     * share): every option given, each checked, an invalid value a {@link ParameterException} naming it.
+     */
+    private HotkeeperBuilder builder(int tables) {
+        HotkeeperBuilder builder = Hotkeeper.builder().placement(numa).seed(seed);
+        if (salt != null) {
+            builder.saltMode(salt);
+        }
+        if (tables > 1) {
+            // Each ingest thread writes its own table: no line moves between cores.
+            builder.partitioning(Partitioning.perWorker(tables));
+        }
+        if (threads <= 1) {
+            // One ingest thread writes the table: no line is shared, so hot-key combining could only cost (its
+            // blocks out of the budget, a thread check on every hot result). Measured, warm, one thread:
+            // CliIngestBenchmark.ingest 190 -> 178-180 ms a pass (docs/cli.md).
+            builder.combining(CombiningMode.OFF);
+        }
+        configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
+        configure("--k", k, () -> builder.k(k));
+        configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
+        configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
+        if (window != null) {
+            configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
+        }
+        if (save != null) {
+            builder.recordStats(); // the snapshot's total weight is then the exact stream length
+        }
+        return builder;
+    }
+
+    /**
+     * Builds the sketch from {@code builder} (made by {@link #builder(int)} for {@link #workerTables()}); the
+     * arguments checked this late are the budget against the tables, {@code -k} and {@code --max-key-bytes}, and a
+     * NUMA node that does not exist. Per-worker tables whose minimum does not fit {@code --memory} fall back to one
+     * table the threads share (issue #28: {@code --threads 2 --memory 32KiB} runs), said once on stderr; only a
+     * budget too small for one table is refused.
+     */
     private Hotkeeper build(HotkeeperBuilder builder) {
+        int tables = workerTables();
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
-            // The builder's checks that span options: the budget against -k and --max-key-bytes, and NUMA nodes.
-            String option = e.getMessage().startsWith("memory=") ? "--memory" : "--numa";
-            throw new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': "
-                    + e.getMessage());
+            if (tables == 1 || !e.getMessage().startsWith("memory=")) {
+                throw invalid(e);
+            }
+            Hotkeeper shared;
+            try {
+                shared = builder(1).build();
+            } catch (IllegalArgumentException tooSmall) {
+                throw invalid(tooSmall);
+            }
+            java.util.regex.Matcher minimum = MINIMUM.matcher(e.getMessage());
+            spec.commandLine().getErr().println("hotkeeper: --memory " + Converters.Size.format(memory)
+                    + " is below the minimum of " + tables + " worker tables" + (minimum.find() ? ", "
+                    + minimum.group(1) + " bytes" : "") + ": the " + threads + " threads share one table");
+            return shared;
         }
+    }
+
+    /** The minimum in the builder's refusal of a budget (MemoryPlan's message). */
+    private static final java.util.regex.Pattern MINIMUM =
+            java.util.regex.Pattern.compile("the minimum is (\\d+) bytes");
+
+    /** A check of the builder that spans options: the budget against -k and --max-key-bytes, and NUMA nodes. */
+    private ParameterException invalid(IllegalArgumentException e) {
+        String option = e.getMessage().startsWith("memory=") ? "--memory" : "--numa";
+        return new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': "
+                + e.getMessage());
     }
 
     private ObjectNode stats(HotkeeperInfo info, Tally t, double seconds, Ingest ingest, int reported) {

@@ -223,6 +223,31 @@ class TopCommandTest {
         assertEquals(first, shared.lines());
     }
 
+    /**
+     * Issue #28: two worker tables whose minimum is above --memory (2 x 22,528 bytes at k = 100 and the default key
+     * length) fall back to one shared table, said once on stderr, instead of refusing; a budget below one table's
+     * minimum is still refused, naming one table's minimum.
+     */
+    @Test
+    void workerTablesThatDoNotFitTheBudgetFallBackToOneSharedTable() throws Exception {
+        Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 6));
+        List<String> one = Cli.run("top", "--format", "tsv", "--threads", "1", "--memory", "32KiB",
+                file.toString()).lines();
+        Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--memory", "32KiB",
+                file.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("hotkeeper: --memory 32KiB is below the minimum of 2 worker tables, 54016 bytes: the 2 threads "
+                + "share one table", r.err().lines().findFirst().orElseThrow());
+        JsonNode s = JSON.readTree(r.stats());
+        assertEquals(1, s.get("tables").asInt(), r.err());
+        assertEquals(32768, s.get("memoryBudget").asLong());
+        assertTrue(s.get("nativeBytes").asLong() <= 32768, r.err());
+        assertEquals(one, r.lines());
+        Cli.Result tooSmall = Cli.run("top", "--threads", "2", "--memory", "16KiB", file.toString());
+        assertEquals(2, tooSmall.exit(), tooSmall.err());
+        assertTrue(tooSmall.err().contains("the minimum is 22528 bytes (1 x"), tooSmall.err());
+    }
+
     @Test
     void longKeysAreCountedWholeAndReportedTruncated() throws Exception {
         String longA = "A".repeat(40) + "-first";
