@@ -48,17 +48,22 @@ import java.util.Objects;
  * }</pre>
  *
  * <h2>Space</h2>
- * {@code memoryBytes} is rounded down to whole 64-byte buckets of 8 slots (any count, 4 KiB .. 64 MiB);
- * the salt takes 128 bytes per shard and the stats 128 bytes per worker stripe (allocated even with stats off:
- * a stripe also names its worker for the per-worker salt, the combiners and approximate counting), all off-heap
- * in one {@link Arena} owned by the instance.
+ * One {@link Sizing} choice ({@link HotkeeperBuilder#sizing}): {@code Sizing.total(bytes)} fits everything below
+ * within the budget; {@code Sizing.table(bytes)} (the default, 64 KiB) sizes the table alone and the rest comes on
+ * top. Per table: the bucket table, whole 64-byte buckets of 8 slots (any count, 4 KiB .. 64 MiB), its links (8
+ * bytes per slot: as large as the table, present with key shards) and 128 bytes of control; with key shards (the
+ * default), a shard per worker whose entries follow their keys' length; with hot-key combining engaged, a 4 KiB
+ * combiner block per worker; the salt takes 128 bytes per shard and the stats 128 bytes per worker stripe
+ * (allocated even with stats off: a stripe also names its worker for the per-worker salt, the combiners and
+ * approximate counting). All of it is off-heap in one {@link Arena} owned by the instance;
+ * {@link #info()} reports each part ({@code nativeBytes()}, {@code nativeBytesByPart()}).
  *
  * <h2>Updating</h2>
  * {@link #observe(long)} hashes the key with a 64-bit keyed hash (self-seeded from {@code SecureRandom} unless
  * {@link HotkeeperBuilder#seed(long)} is given) to a bucket, a fingerprint and 32 spare bits, then: phase 1 increments
  * the key's slot if its fingerprint is present; phase 2 claims an empty slot; phase 3 (bucket full) draws a
  * lottery against the weakest occupant, which loses one count with probability {@code b^-count}
- * (b = 2 by default), and at zero the challenger takes its slot. Each draw folds a never-repeating salt value.
+ * (b = 1.08 by default, {@link HotkeeperBuilder#decayBase}), and at zero the challenger takes its slot. Each draw folds a never-repeating salt value.
  * With hot-key combining ({@link HotkeeperBuilder#combining(CombiningMode)}; by default it engages once a second thread
  * observes hot keys), a worker's repeat observations of its hottest keys are counted in its own block of native
  * memory and reach the table in batches; {@link #estimate} and {@link #topK} include them. With
