@@ -122,8 +122,8 @@ class SnapshotCommandsTest {
         for (Path p : List.of(a, b)) {
             var key = new io.hotkeeper.engine.snapshot.SnapshotKey("x".getBytes(StandardCharsets.UTF_8), 100, false,
                     io.hotkeeper.engine.snapshot.SnapshotKey.NO_LOCATION);
-            Files.write(p, io.hotkeeper.engine.snapshot.HotkeeperSnapshot.of(64, 1, 10, 256, 1.08, 0, false,
-                    Long.MAX_VALUE - 5, List.of(), List.of(key)).toBytes());
+            Files.write(p, io.hotkeeper.engine.snapshot.HotkeeperSnapshot.ofKeys(64, 1, 10, 256, 1.08, 0, false,
+                    Long.MAX_VALUE - 5, List.of(key)).toBytes());
         }
         Path merged = dir.resolve("m.hksnap");
         Cli.Result r = Cli.run("merge", "--format", "tsv", "--save", merged.toString(), a.toString(), b.toString());

@@ -26,6 +26,7 @@ import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.core.NodeTopology;
+import io.hotkeeper.engine.core.SnapshotTables;
 import io.hotkeeper.engine.core.TableSet;
 import io.hotkeeper.engine.worker.WorkerHandle;
 
@@ -874,8 +875,8 @@ public final class Hotkeeper implements AutoCloseable {
                             h.truncated() ? SnapshotKey.NO_LOCATION : geometry.location(hasher.hash(h.key()))));
                 }
             }
-            return HotkeeperSnapshot.of(geometry.bucketCount(), geometry.candidates(), k, shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(),
-                    lottery.base(), seedFingerprint(), seeded, totalWeight(), copies, keys);
+            return SnapshotTables.access().of(geometry.bucketCount(), geometry.candidates(), k,
+                    shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(), lottery.base(), seedFingerprint(), seeded, totalWeight(), copies, keys);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -931,8 +932,9 @@ public final class Hotkeeper implements AutoCloseable {
                 record Deferred(long first, long bucket, long location, long count) {
                 }
                 List<Deferred> seconds = new ArrayList<>();
+                SnapshotTables.Access words = SnapshotTables.access();
                 for (int i = 0; i < snapshot.slotCount(); i++) {
-                    long word = snapshot.slotWord(i);
+                    long word = words.slotWord(snapshot, i);
                     if (word == 0) {
                         continue;
                     }

@@ -73,6 +73,54 @@ class ApiSurfaceTest {
         assertTrue(leaks.isEmpty(), "API methods that expose internal types: " + leaks);
     }
 
+    /**
+     * The table's slot word (fingerprint, SECOND bit, count packed in a long) is the engine's encoding: no public
+     * method or constructor of an API type is named after it or takes or returns words. A batch of keys
+     * ({@code observeAll(long[])}) is not words, so arrays of long are refused in the snapshot package only.
+     */
+    @Test
+    void noPublicApiMethodShowsTheSlotWordLayout() throws Exception {
+        List<String> shown = new ArrayList<>();
+        for (Class<?> api : apiTypes()) {
+            List<java.lang.reflect.Executable> members = new ArrayList<>(List.of(api.getMethods()));
+            members.addAll(List.of(api.getConstructors()));
+            for (java.lang.reflect.Executable m : members) {
+                if (m.getDeclaringClass() != api) {
+                    continue;
+                }
+                if (m.getName().toLowerCase(java.util.Locale.ROOT).contains("word")) {
+                    shown.add(api.getSimpleName() + "." + m.getName());
+                }
+                if (!api.getPackageName().endsWith(".snapshot")) {
+                    continue;
+                }
+                List<Type> types = new ArrayList<>(List.of(m.getGenericParameterTypes()));
+                if (m instanceof Method method) {
+                    types.add(method.getGenericReturnType());
+                }
+                for (Type t : types) {
+                    if (mentionsLongArray(t)) {
+                        shown.add(api.getSimpleName() + "." + m.getName() + " -> " + t.getTypeName());
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), shown, "API members that show slot words");
+    }
+
+    private static boolean mentionsLongArray(Type t) {
+        if (t instanceof ParameterizedType p) {
+            for (Type a : p.getActualTypeArguments()) {
+                if (mentionsLongArray(a)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return t == long[].class || t instanceof java.lang.reflect.GenericArrayType g
+                && mentionsLongArray(g.getGenericComponentType());
+    }
+
     @Test
     void internalsFollowTheCloseRule() {
         Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).build();

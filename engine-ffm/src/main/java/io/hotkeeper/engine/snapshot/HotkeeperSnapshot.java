@@ -53,6 +53,24 @@ public final class HotkeeperSnapshot {
      */
     public static final int FORMAT_VERSION = SnapshotFormat.VERSION;
 
+    static {
+        // The engine's way to the slot words, which the API does not show (SnapshotTables, docs/format.md).
+        io.hotkeeper.engine.core.SnapshotTables.install(new io.hotkeeper.engine.core.SnapshotTables.Access() {
+            @Override
+            public HotkeeperSnapshot of(long bucketCount, int candidates, int k, int maxKeyBytes, double decayBase,
+                                        long seedFingerprint, boolean seeded, long totalWeight,
+                                        List<long[]> tables, List<SnapshotKey> keys) {
+                return HotkeeperSnapshot.of(bucketCount, candidates, k, maxKeyBytes, decayBase, seedFingerprint,
+                        seeded, totalWeight, tables, keys);
+            }
+
+            @Override
+            public long slotWord(HotkeeperSnapshot snapshot, int index) {
+                return snapshot.slotWord(index);
+            }
+        });
+    }
+
     /** Bucket count and hash mapping of the sketch's table (kept for a snapshot of keys only too). */
     private final TableGeometry geometry;
     private final int k;
@@ -84,6 +102,32 @@ public final class HotkeeperSnapshot {
     }
 
     /**
+     * A snapshot of keys only: counts from elsewhere (an exact count, another tool's top list) in the form
+     * {@link #mergeAll} and {@code Hotkeeper.merge} take, merged by key. The table's slot words are the engine's
+     * encoding and no part of the API; {@code Hotkeeper.snapshot()} is the way to a snapshot with a table. A
+     * located key loses its location (there is no table to locate it in).
+     *
+     * @param bucketCount     buckets of the sketch the keys are for (64..2^20)
+     * @param candidates      its candidate buckets per key, 1 or 2
+     * @param k               its k (1..100,000)
+     * @param maxKeyBytes     the longest key stored whole (1..4096)
+     * @param decayBase       its lottery's base
+     * @param seedFingerprint its hash function's fingerprint ({@link #fingerprintOf})
+     * @param seeded          whether it was built with an explicit seed
+     * @param totalWeight     the stream length behind the counts (>= 0)
+     * @param keys            the keys, each at most {@code maxKeyBytes} long, no two untruncated ones equal
+     * @return the snapshot. Threads: any. Progress: wait-free.
+     * @throws SnapshotFormatException naming the argument, if a parameter is out of its range or a key invalid
+     * @throws NullPointerException    if {@code keys} or one of the keys is null
+     */
+    public static HotkeeperSnapshot ofKeys(long bucketCount, int candidates, int k, int maxKeyBytes,
+                                           double decayBase, long seedFingerprint, boolean seeded, long totalWeight,
+                                           List<SnapshotKey> keys) {
+        return of(bucketCount, candidates, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight, List.of(),
+                keys);
+    }
+
+    /**
      * A snapshot of a sketch's contents (what {@code Hotkeeper.snapshot()} builds). Several tables (per-node or
      * worker tables) are folded into one with the merge of {@link #mergeAll(List)}. Each located key's slot count
      * is raised to the key's estimate (which adds pending combined counts to the table's), so the table and the
@@ -112,7 +156,7 @@ public final class HotkeeperSnapshot {
      *         than bucket and fingerprint bits, the same bytes as an earlier key)
      * @throws NullPointerException if {@code tables}, {@code keys} or one of the keys is null
      */
-    public static HotkeeperSnapshot of(long bucketCount, int candidates, int k, int maxKeyBytes, double decayBase,
+    static HotkeeperSnapshot of(long bucketCount, int candidates, int k, int maxKeyBytes, double decayBase,
                                        long seedFingerprint, boolean seeded, long totalWeight, List<long[]> tables,
                                        List<SnapshotKey> keys) {
         TableGeometry geometry = SnapshotFormat.geometry(bucketCount, candidates);
@@ -410,7 +454,7 @@ public final class HotkeeperSnapshot {
      * @throws IllegalStateException     without a table
      * @throws IndexOutOfBoundsException if {@code index} is not in 0..slotCount()-1
      */
-    public long slotWord(int index) {
+    long slotWord(int index) {
         if (table == null) {
             throw new IllegalStateException("this snapshot has no table (a merge by keys)");
         }
