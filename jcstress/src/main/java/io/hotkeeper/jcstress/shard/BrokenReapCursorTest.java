@@ -17,7 +17,8 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 
 /**
  * NEGATIVE CONTROL for {@link ReapCursorTest}, not a test of Hotkeeper: the same race on {@link BrokenKeyShard},
- * whose pop unlinks a handed-over entry without checking MEMBER. Only the interleaving where the cursor unlinked
+ * whose pop unlinks a handed-over entry without checking MEMBER (generated at build time from KeyShard.java, with that
+ * one edit: jcstress/src/build/java/GenerateBrokenKeyShard.java). Only the interleaving where the cursor unlinked
  * first goes wrong: A is unlinked twice (the shard's reference dropped twice, so A is freed under the pusher's
  * reference and the pop's release then underflows it). Results as in the real test.
  */
