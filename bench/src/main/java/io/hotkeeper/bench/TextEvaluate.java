@@ -31,10 +31,12 @@ import java.util.function.Consumer;
  * <pre>
  * $J -cp bench/target/benchmarks.jar io.hotkeeper.bench.TextEvaluate --words /tmp/peers/jdk-words.txt \
  *     [--max-key-bytes 64] [--exponent 1.0] [--keys 10000000] [--seed 42] [--memory B,B] [--threads T,T]
+ * $J -cp bench/target/benchmarks.jar io.hotkeeper.bench.TextEvaluate --file STREAM.txt [--memory ...] ...
  * </pre>
  *
- * The stream: the word list's lines shuffled with the seed, then Zipf draws over them, exactly as
- * {@link KeyStreams#zipfOverLines} draws (the same words in the same order). A reported key is correct if its
+ * The stream: with {@code --words}, the word list's lines shuffled with the seed, then Zipf draws over them, exactly
+ * as {@link KeyStreams#zipfOverLines} draws (the same words in the same order); with {@code --file}, the file's
+ * non-empty lines in order, as {@code hotkeeper top} reads them (keys that arrive in runs stay in runs). A reported key is correct if its
  * text is a word of the true top k (a truncated Hotkeeper key never is).
  */
 public final class TextEvaluate {
@@ -43,6 +45,7 @@ public final class TextEvaluate {
 
     public static void main(String[] args) throws IOException {
         String wordsFile = null;
+        String streamFile = null;
         int maxKeyBytes = Hotkeeper.DEFAULT_MAX_KEY_BYTES;
         double exponent = 1.0;
         int keys = 10_000_000;
@@ -54,6 +57,7 @@ public final class TextEvaluate {
             String v = args[i + 1];
             switch (args[i]) {
                 case "--words" -> wordsFile = v;
+                case "--file" -> streamFile = v;
                 case "--max-key-bytes" -> maxKeyBytes = Integer.parseInt(v);
                 case "--exponent" -> exponent = Double.parseDouble(v);
                 case "--keys" -> keys = Integer.parseInt(v);
@@ -66,36 +70,43 @@ public final class TextEvaluate {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        if (wordsFile == null) {
-            throw new IllegalArgumentException("--words FILE is required");
+        if ((wordsFile == null) == (streamFile == null)) {
+            throw new IllegalArgumentException("one of --words FILE (Zipf draws over its lines) or --file FILE (its "
+                    + "lines in order, the stream itself) is required");
         }
-        // The same lines, shuffle and draws as KeyStreams.zipfOverLines.
-        List<String> lines = new ArrayList<>();
-        for (String line : Files.readAllLines(Path.of(wordsFile), StandardCharsets.UTF_8)) {
-            String w = line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
-            if (!w.isEmpty()) {
-                lines.add(w);
+        String[] words;
+        String[] stream;
+        String name;
+        if (streamFile != null) {
+            // The stream as it is: every non-empty line in file order (keys that arrive in runs stay in runs).
+            stream = lines(streamFile).toArray(String[]::new);
+            words = new java.util.LinkedHashSet<>(java.util.Arrays.asList(stream)).toArray(String[]::new);
+            name = Path.of(streamFile).getFileName().toString();
+            keys = stream.length;
+        } else {
+            // The same lines, shuffle and draws as KeyStreams.zipfOverLines.
+            words = lines(wordsFile).toArray(String[]::new);
+            SplittableRandom random = new SplittableRandom(seed);
+            for (int i = words.length - 1; i > 0; i--) {
+                int j = random.nextInt(i + 1);
+                String w = words[i];
+                words[i] = words[j];
+                words[j] = w;
             }
+            ZipfKeys zipf = new ZipfKeys(words.length, exponent);
+            stream = new String[keys];
+            for (int i = 0; i < keys; i++) {
+                stream[i] = words[zipf.rankOf(random.nextDouble()) - 1];
+            }
+            name = Path.of(wordsFile).getFileName() + ", Zipf " + exponent + " over its " + words.length + " lines";
         }
-        String[] words = lines.toArray(String[]::new);
-        SplittableRandom random = new SplittableRandom(seed);
-        for (int i = words.length - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            String w = words[i];
-            words[i] = words[j];
-            words[j] = w;
-        }
-        ZipfKeys zipf = new ZipfKeys(words.length, exponent);
-        String[] stream = new String[keys];
         long[] hashes = new long[keys];
         for (int i = 0; i < keys; i++) {
-            stream[i] = words[zipf.rankOf(random.nextDouble()) - 1];
             hashes[i] = hash(stream[i]);
         }
         ExactCounts exact = new ExactCounts(hashes);
-        System.out.printf(Locale.ROOT, "# TextEvaluate: %s, Zipf %s over its %,d lines, %,d keys, seed %d; k %d;"
-                        + " Hotkeeper maxKeyBytes %d; %s%n", Path.of(wordsFile).getFileName(), exponent, words.length,
-                keys, seed, k, maxKeyBytes, Runtime.version());
+        System.out.printf(Locale.ROOT, "# TextEvaluate: %s, %,d keys, seed %d; k %d; Hotkeeper maxKeyBytes %d; %s%n",
+                name, keys, seed, k, maxKeyBytes, Runtime.version());
         System.out.printf(Locale.ROOT, "%,d distinct; true count at rank 1 / 10 / %d: %,d / %,d / %,d%n%n",
                 exact.distinct(), k, exact.countAtRank(1), exact.countAtRank(10), exact.countAtRank(k));
         List<String> rows = new ArrayList<>();
@@ -105,7 +116,8 @@ public final class TextEvaluate {
                 String ds = itemsSketch(stream, exact, budget, threads, k, words);
                 String ss = streamSummary(stream, exact, budget, threads, k);
                 rows.add(String.format(Locale.ROOT, "| %s (text, maxKeyBytes %d) | %d KiB | %d | %s | %s | %s |",
-                        Path.of(wordsFile).getFileName().toString().replace(".txt", ""), maxKeyBytes, budget / 1024,
+                        Path.of(streamFile != null ? streamFile : wordsFile).getFileName().toString()
+                                .replace(".txt", ""), maxKeyBytes, budget / 1024,
                         threads, hk, ds, ss));
             }
         }
@@ -114,6 +126,18 @@ public final class TextEvaluate {
                 + " | StreamSummary<String> |");
         System.out.println("|---|---:|---:|---|---|---|");
         rows.forEach(System.out::println);
+    }
+
+    /** The non-empty lines of {@code file} (UTF-8, a CR before the LF dropped), in order. */
+    private static List<String> lines(String file) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of(file), StandardCharsets.UTF_8)) {
+            String w = line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
+            if (!w.isEmpty()) {
+                lines.add(w);
+            }
+        }
+        return lines;
     }
 
     /** The key identity for accuracy: the word's UTF-8 bytes hashed as {@link KeyStreams#hashLine} does. */
