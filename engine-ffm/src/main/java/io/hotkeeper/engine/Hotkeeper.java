@@ -177,8 +177,7 @@ public final class Hotkeeper implements AutoCloseable {
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
         this.expelledKeys = b.listener == null ? null : new ExpelledKeys(b.listener);
-        // Worker tables: each worker's draws from its own counter, unless a salt mode was chosen explicitly.
-        this.saltMode = b.saltMode != null ? b.saltMode : b.workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
+        this.saltMode = b.effectiveSaltMode();
         int processors = Runtime.getRuntime().availableProcessors();
         int saltShards = saltMode == SaltMode.SHARDED
                 ? (b.saltShards > 0 ? b.saltShards : SaltLayout.shardsFor(processors)) : 1;
@@ -194,9 +193,7 @@ public final class Hotkeeper implements AutoCloseable {
             // only name workers and nothing is allocated for them.
             boolean statsRegion = b.recordStats || b.approximateBits != 0;
             long statsBytes = statsRegion ? StatsStripes.segmentBytes(exclusive, shared) : 0;
-            // Worker tables: a worker's table is its own already, so AUTO never engages there.
-            boolean combine = b.combining == CombiningMode.ON
-                    || b.combining == CombiningMode.AUTO && b.workerTables <= 1;
+            boolean combine = b.combines();
             // One table per time slice (placed as configured), per node, or one.
             NodeTopology nodes = b.windowSlices > 0 || !b.perNodeTables ? null : topology.get();
             int[] nodeIds = b.windowSlices > 0 ? new int[b.windowSlices] : nodes == null || nodes.nodes().length <= 1

@@ -472,6 +472,22 @@ public final class HotkeeperBuilder {
     }
 
     /**
+     * The salt mode the instance gets, resolved here only (checkOptions and the constructor read it): the one
+     * chosen, or per-worker with worker tables (each worker's draws from its own counter), shared otherwise.
+     */
+    SaltMode effectiveSaltMode() {
+        return saltMode != null ? saltMode : workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
+    }
+
+    /**
+     * Whether the instance has hot-key combiners, resolved here only: ON, or AUTO without worker tables (a
+     * worker's table is its own already, so AUTO never engages there).
+     */
+    boolean combines() {
+        return combining == CombiningMode.ON || combining == CombiningMode.AUTO && workerTables <= 1;
+    }
+
+    /**
      * Every check that spans options, in one place: options that exclude each other, and options that would
      * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
      */
@@ -486,15 +502,12 @@ public final class HotkeeperBuilder {
                     : maxKeyBytesGiven ? "maxKeyBytes" : promotionFloorGiven ? "promotionFloor"
                     : listener != null ? "expelledKeyListener" : "name") + ": that option needs key shards");
         }
-        SaltMode effectiveSalt = saltMode != null ? saltMode
-                : workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
+        SaltMode effectiveSalt = effectiveSaltMode();
         if (saltShards > 0 && effectiveSalt != SaltMode.SHARDED) {
             throw new IllegalArgumentException("saltShards=" + saltShards + " with saltMode " + effectiveSalt
                     + ": shard counts apply to SaltMode.SHARDED only");
         }
-        boolean combines = combining == CombiningMode.ON
-                || combining == CombiningMode.AUTO && workerTables <= 1;
-        if (combinerGiven && !combines) {
+        if (combinerGiven && !combines()) {
             throw new IllegalArgumentException("combiner(...) with combining " + combining
                     + (combining == CombiningMode.AUTO ? " and partitioning " + partitioning
                     + " (AUTO stays off with per-worker tables; choose CombiningMode.ON)" : "")
