@@ -696,7 +696,7 @@ public final class HotkeeperSnapshot {
      * weight not covered by their tracked keys.
      *
      * <p>Parameters: k and maxKeyBytes are the largest of the inputs', the decay base the first input's, the total
-     * weight the sum. Threads: any. Progress: wait-free.
+     * weight the sum, saturating at {@code Long.MAX_VALUE}. Threads: any. Progress: wait-free.
      */
     public static Merged mergeAll(List<HotkeeperSnapshot> inputs) {
         if (inputs.isEmpty()) {

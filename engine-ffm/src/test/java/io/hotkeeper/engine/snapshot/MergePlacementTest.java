@@ -107,6 +107,13 @@ class MergePlacementTest {
             HotkeeperSnapshot folded = several.snapshot();
             assertEquals(100, folded.estimate(k), "snapshot() of several tables");
             assertEquals(50, folded.estimate(j), "snapshot() of several tables");
+            // The estimates above read the keys' entries; the folded words themselves must keep K and J apart too
+            // (a fold that summed them into one word still answered 100 and 50 here, and wrong counts once merged).
+            try (Hotkeeper fresh = sketch().build()) {
+                fresh.merge(withoutKeys(folded, table(folded)));
+                assertEquals(100, fresh.estimate(k), "the folded words of several tables, merged");
+                assertEquals(50, fresh.estimate(j), "the folded words of several tables, merged");
+            }
         }
     }
 
