@@ -1104,20 +1104,23 @@ public final class Hotkeeper implements AutoCloseable {
      * @throws IllegalStateException    if closed
      */
     public KeyBounds bounds(byte[] key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
-                table.geometry().candidates(), table.geometry().fingerprintBits(), confidence);
+        return boundsOf(estimate(key), confidence);
     }
 
     /** {@link #bounds(byte[], double)} of the UTF-8 bytes of {@code key}. Threads: any. Progress: wait-free. */
     public KeyBounds bounds(CharSequence key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
-                table.geometry().candidates(), table.geometry().fingerprintBits(), confidence);
+        return boundsOf(estimate(key), confidence);
     }
 
     /** {@link #bounds(byte[], double)} of a {@code long} key. Threads: any. Progress: wait-free. */
     public KeyBounds bounds(long key, double confidence) {
-        return KeyBounds.of(estimate(key), totalWeight(), table.geometry().bucketCount(),
-                table.geometry().candidates(), table.geometry().fingerprintBits(), confidence);
+        return boundsOf(estimate(key), confidence);
+    }
+
+    /** The bounds of a key whose estimate is {@code estimate}, at {@code confidence}, from this table's geometry. */
+    private KeyBounds boundsOf(long estimate, double confidence) {
+        TableGeometry g = table.geometry();
+        return KeyBounds.of(estimate, totalWeight(), g.bucketCount(), g.candidates(), g.fingerprintBits(), confidence);
     }
 
     /**
