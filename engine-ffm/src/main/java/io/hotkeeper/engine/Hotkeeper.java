@@ -26,6 +26,7 @@ import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.core.NodeTopology;
+import io.hotkeeper.engine.core.SnapshotReplay;
 import io.hotkeeper.engine.core.SnapshotTables;
 import io.hotkeeper.engine.core.TableSet;
 import io.hotkeeper.engine.worker.WorkerHandle;
@@ -911,93 +912,9 @@ public final class Hotkeeper implements AutoCloseable {
             long merged = 0;
             long dropped = 0;
             if (byTable) {
-                // Every slot word is replayed as the key that claimed it: its first bucket (the word's SECOND bit
-                // says whether that is the bucket it sits in or the other of its pair) and its fingerprint, so two
-                // keys of one fingerprint whose first buckets are each other's second stay two keys here. A word
-                // goes through its tracked key when the snapshot has one at that location (so the key is promoted
-                // here), untracked otherwise; both through observe, so it lands where the key's next observation
-                // looks for it.
-                java.util.Map<Long, SnapshotKey> located = new java.util.HashMap<>();
-                for (SnapshotKey key : snapshot.keys()) {
-                    if (key.located()) {
-                        located.putIfAbsent(geometry.locationAt(geometry.bucket(key.location()),
-                                geometry.fingerprint(key.location())), key);
-                    }
-                }
-                // Words in their key's second bucket are replayed last, once every first-bucket word is in: merged
-                // into an empty sketch, each word lands in the bucket it held in the snapshot.
-                record Deferred(long first, long bucket, long location, long count) {
-                }
-                List<Deferred> seconds = new ArrayList<>();
-                SnapshotTables.Access words = SnapshotTables.access();
-                for (int i = 0; i < snapshot.slotCount(); i++) {
-                    long word = words.slotWord(snapshot, i);
-                    if (word == 0) {
-                        continue;
-                    }
-                    long count = TableLayout.count(word);
-                    long bucket = i / TableLayout.SLOTS_PER_BUCKET;
-                    long first = TableLayout.firstBucket(geometry, bucket, word);
-                    long location = geometry.locationAt(first, TableLayout.fingerprint(word));
-                    if (first != bucket) {
-                        seconds.add(new Deferred(first, bucket, location, count));
-                    } else {
-                        replay(location, located.get(location), count, worker);
-                    }
-                    merged += count;
-                }
-                // A second-bucket word waits for its key's first bucket to fill here (observe then takes it to the
-                // second). A first bucket is full iff its last slot is occupied (occupied slots are a prefix); this
-                // thread filled it itself, so the acquire load is only for other observers' claims. When every
-                // waiting word's first bucket has room, the words that sat in those first buckets are waiting too.
-                // Following "a waiting word that sat in my first bucket" from one of them ends at a word whose first
-                // bucket no waiting word sat in (its room is no one's: that word goes there), or runs around a cycle
-                // of words that each sat in the next one's first bucket: all of them go to their first buckets at
-                // once, each into the slot its successor left, so none is pushed into a full pair later.
-                java.util.Map<Long, java.util.ArrayDeque<Deferred>> sitting = new java.util.HashMap<>();
-                for (Deferred d : seconds) {
-                    sitting.computeIfAbsent(d.bucket(), b -> new java.util.ArrayDeque<>()).add(d);
-                }
-                java.util.Set<Deferred> done = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-                while (done.size() < seconds.size()) {
-                    boolean progress = false;
-                    for (Deferred d : seconds) {
-                        if (!done.contains(d) && table.laSlot(d.first(), TableLayout.SLOTS_PER_BUCKET - 1) != 0) {
-                            replay(d.location(), located.get(d.location()), d.count(), worker);
-                            done.add(d);
-                            progress = true;
-                        }
-                    }
-                    if (progress) {
-                        continue;
-                    }
-                    Deferred release = null;
-                    for (Deferred d : seconds) {
-                        if (!done.contains(d)) {
-                            release = d;
-                            break;
-                        }
-                    }
-                    List<Deferred> chain = new ArrayList<>();
-                    int cycle = -1;
-                    while (cycle < 0) {
-                        chain.add(release);
-                        java.util.ArrayDeque<Deferred> sat = sitting.get(release.first());
-                        while (sat != null && !sat.isEmpty() && done.contains(sat.peekFirst())) {
-                            sat.pollFirst();
-                        }
-                        if (sat == null || sat.isEmpty()) {
-                            cycle = chain.size() - 1; // a chain's end: that one word
-                        } else {
-                            release = sat.peekFirst();
-                            cycle = chain.indexOf(release); // around a cycle: all of it, from where it closes
-                        }
-                    }
-                    for (Deferred d : chain.subList(cycle, chain.size())) {
-                        replay(d.location(), located.get(d.location()), d.count(), worker);
-                        done.add(d);
-                    }
-                }
+                merged = SnapshotReplay.byTable(snapshot, geometry,
+                        first -> table.laSlot(first, TableLayout.SLOTS_PER_BUCKET - 1) != 0,
+                        (location, key, count) -> replay(location, key, count, worker));
             } else {
                 for (SnapshotKey key : snapshot.keys()) {
                     if (key.truncated() || key.estimate() == 0) {
