@@ -7,7 +7,7 @@ import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
-import io.hotkeeper.engine.table.TrackedSlots;
+import io.hotkeeper.engine.table.TableGeometry;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -167,7 +167,8 @@ public class Phase3EvictBenchmark {
          * Long.MAX_VALUE) and nothing tracked, so an op never leaves the table.
          */
         BucketTable view(EvictionSalt salt) {
-            return new BucketTable(segment, INDEX_BITS, lottery, salt, stats, Long.MAX_VALUE, (TrackedSlots) null);
+            return new BucketTable(segment, TableGeometry.ofIndexBits(INDEX_BITS), lottery, salt, stats,
+                    Long.MAX_VALUE, t -> null, 0, MemorySegment.ofArray(new long[BucketTable.CONTROL_BYTES / 8]));
         }
 
         @TearDown(Level.Trial)

@@ -77,10 +77,8 @@ public final class ApproximateRefreshTest {
         Fixture() {
             Arena arena = Arena.ofAuto();
             stats = new StatsStripes(arena, STRIPES, 1);
-            table = new BucketTable(
-                    arena.allocate((long) TableLayout.BUCKET_BYTES << Fixtures.INDEX_BITS, TableLayout.TABLE_ALIGNMENT),
-                    Fixtures.INDEX_BITS, Fixtures.LOTTERY, new EvictionSalt(arena, 1), stats, Long.MAX_VALUE,
-                    t -> null, APPROXIMATE_BITS, MemorySegment.ofArray(new long[BucketTable.CONTROL_BYTES / 8]));
+            table = Fixtures.table(Fixtures.tableSegment(arena, Fixtures.INDEX_BITS), Fixtures.INDEX_BITS,
+                    Fixtures.LOTTERY, new EvictionSalt(arena, 1), stats, Long.MAX_VALUE, t -> null, APPROXIMATE_BITS);
             table.putSlot(Fixtures.BUCKET, 0, TableLayout.word(FP_K, START));
         }
     }

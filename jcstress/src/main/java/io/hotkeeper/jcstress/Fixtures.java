@@ -12,6 +12,7 @@ import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 
 /**
@@ -40,6 +41,25 @@ public final class Fixtures {
     public static final long FILLER_COUNT = 100;
     /** The reference design's lottery (base 2), keyed from {@link #SEED}. Immutable, so shared by all states. */
     static final DecayLottery LOTTERY = new DecayLottery(DecayLottery.REFERENCE_BASE, KeyHasher.splitMix(SEED));
+
+    /** A zeroed segment for a power-of-two table of {@code 2^indexBits} buckets, from {@code arena}. */
+    public static MemorySegment tableSegment(Arena arena, int indexBits) {
+        return arena.allocate((long) TableLayout.BUCKET_BYTES << indexBits, TableLayout.TABLE_ALIGNMENT);
+    }
+
+    /**
+     * A power-of-two table over {@code segment} through the engine's one constructor: promotion from
+     * {@code promotionFloor} ({@code Long.MAX_VALUE}: none), the tracked-slot receiver built from the table (a
+     * lambda returning null: nothing tracked), approximate counting from {@code 2^approximateBits} (0: exact), and
+     * its control words on the heap.
+     */
+    public static BucketTable table(MemorySegment segment, int indexBits, DecayLottery lottery, EvictionSalt salt,
+                                    StatsStripes stats, long promotionFloor,
+                                    java.util.function.Function<BucketTable, TrackedSlots> tracked,
+                                    int approximateBits) {
+        return new BucketTable(segment, TableGeometry.ofIndexBits(indexBits), lottery, salt, stats, promotionFloor,
+                tracked, approximateBits, MemorySegment.ofArray(new long[BucketTable.CONTROL_BYTES / Long.BYTES]));
+    }
 
     /** The fixtures' table geometry: the one hash-to-bucket mapping of the engine (TableGeometry). */
     static final TableGeometry GEOMETRY = TableGeometry.ofIndexBits(INDEX_BITS);
@@ -203,7 +223,8 @@ public final class Fixtures {
             Arena arena = Arena.ofAuto();
             this.salt = new EvictionSalt(arena, 1);
             this.stats = new StatsStripes(arena, 2, 1);
-            this.table = new BucketTable(arena, INDEX_BITS, LOTTERY, salt, stats);
+            this.table = table(tableSegment(arena, INDEX_BITS), INDEX_BITS, LOTTERY, salt, stats, Long.MAX_VALUE,
+                    t -> null, 0);
             this.worker1 = stats.handleOf(0);
             this.worker2 = stats.handleOf(1);
         }
@@ -217,9 +238,8 @@ public final class Fixtures {
             Arena arena = Arena.ofAuto();
             this.salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(1) * 2, SaltLayout.ALIGNMENT), 2);
             this.stats = new StatsStripes(arena, 2, 1);
-            this.table = new BucketTable(
-                    arena.allocate((long) TableLayout.BUCKET_BYTES << INDEX_BITS, TableLayout.TABLE_ALIGNMENT),
-                    INDEX_BITS, LOTTERY, salt, stats, Long.MAX_VALUE, tracked);
+            this.table = table(tableSegment(arena, INDEX_BITS), INDEX_BITS, LOTTERY, salt, stats, Long.MAX_VALUE,
+                    t -> tracked, 0);
             this.worker1 = stats.handleOf(0);
             this.worker2 = stats.handleOf(1);
         }

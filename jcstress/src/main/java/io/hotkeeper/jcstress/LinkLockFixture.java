@@ -52,7 +52,7 @@ final class LinkLockFixture {
         MemorySegment tableSegment = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
         links = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
         KeyShards[] built = new KeyShards[1];
-        table = new BucketTable(tableSegment, Fixtures.INDEX_BITS, Fixtures.LOTTERY, salt, stats, 1, t -> {
+        table = Fixtures.table(tableSegment, Fixtures.INDEX_BITS, Fixtures.LOTTERY, salt, stats, 1, t -> {
             built[0] = new KeyShards(t, links, stats, CAPACITY, MAX_KEY_BYTES, null, bytes -> {
                 // Called under KeyShards' creation lock: one caller at a time.
                 if (pooled < POOLED_SHARDS && bytes <= stride) {
@@ -61,7 +61,7 @@ final class LinkLockFixture {
                 return arena.allocate(bytes, ShardLayout.ALIGNMENT);
             });
             return built[0];
-        });
+        }, 0);
         shards = built[0];
         worker0 = stats.handleOf(0);
         worker1 = stats.handleOf(1);

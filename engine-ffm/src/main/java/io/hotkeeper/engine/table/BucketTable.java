@@ -124,46 +124,11 @@ public final class BucketTable {
     private final long initialFloor;
 
     /**
-     * A zeroed table of {@code 2^indexBits} buckets in a segment from {@code arena}, which owns and frees it.
-     */
-    public BucketTable(Arena arena, int indexBits, DecayLottery lottery, EvictionSalt salt, StatsStripes stats) {
-        this(arena.allocate((long) TableLayout.BUCKET_BYTES << indexBits, TableLayout.TABLE_ALIGNMENT),
-                indexBits, lottery, salt, stats, Long.MAX_VALUE, (TrackedSlots) null);
-    }
-
-    /**
-     * A table over an existing zeroed, 128-byte aligned segment of {@code 64 << indexBits} bytes (a power-of-two
-     * table: {@link TableGeometry#ofIndexBits}). Untracked keys whose count reaches {@code promotionFloor} are
-     * reported with {@link #PROMOTE}; replacements of tracked slots go to {@code trackedSlots} (null when nothing
-     * is tracked).
-     */
-    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
-                       StatsStripes stats, long promotionFloor, TrackedSlots trackedSlots) {
-        this(table, indexBits, lottery, salt, stats, promotionFloor, t -> trackedSlots);
-    }
-
-    /**
-     * As above, with the tracked-slot receiver built from the table itself (the key shards need the table they
-     * serve; they must not call it before this constructor returns).
-     */
-    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
-                       StatsStripes stats, long promotionFloor,
-                       java.util.function.Function<BucketTable, TrackedSlots> trackedSlots) {
-        this(table, indexBits, lottery, salt, stats, promotionFloor, trackedSlots, 0,
-                MemorySegment.ofArray(new long[CONTROL_BYTES / Long.BYTES]));
-    }
-
-    /** As the constructor below, for a power-of-two table of {@code 2^indexBits} buckets. */
-    public BucketTable(MemorySegment table, int indexBits, DecayLottery lottery, EvictionSalt salt,
-                       StatsStripes stats, long promotionFloor,
-                       java.util.function.Function<BucketTable, TrackedSlots> trackedSlots, int approximateBits,
-                       MemorySegment control) {
-        this(table, TableGeometry.ofIndexBits(indexBits), lottery, salt, stats, promotionFloor, trackedSlots,
-                approximateBits, control);
-    }
-
-    /**
-     * As above, with approximate counting from {@code 2^approximateBits} on ({@code 0}: exact counting). A
+     * A table over an existing zeroed, 128-byte aligned segment of {@code geometry.tableBytes()} bytes. Untracked
+     * keys whose count reaches {@code promotionFloor} are reported with {@link #PROMOTE}; replacements of tracked
+     * slots go to the receiver {@code trackedSlots} builds from the table itself (the key shards need the table
+     * they serve; they must not call it before this constructor returns; it may return null: nothing tracked).
+     * Approximate counting from {@code 2^approximateBits} on ({@code 0}: exact counting). A
      * refresh of a count {@code c >= 2^t} adds {@code 2^j} with probability {@code 2^-j}, {@code j =
      * floor(log2 c) - t + 1}: unbiased, a relative standard error of about {@code 1.63 * 2^(-t/2)}, and a
      * write for only one in {@code 2^j} refreshes of a hot key (docs/performance.md).

@@ -1,5 +1,6 @@
 package io.hotkeeper.jcstress.combine;
 
+import io.hotkeeper.jcstress.Fixtures;
 import io.hotkeeper.engine.combine.CombinerLayout;
 import io.hotkeeper.engine.combine.HotKeyCombiners;
 import io.hotkeeper.engine.lottery.DecayLottery;
@@ -35,8 +36,9 @@ class CombinerFixture {
     CombinerFixture(int flushThreshold, boolean auto) {
         Arena arena = Arena.ofAuto();
         stats = new StatsStripes(arena, 2, 1);
-        table = new BucketTable(arena, CombinerVersusEstimateTest.INDEX_BITS,
-                new DecayLottery(DecayLottery.REFERENCE_BASE, 1), new EvictionSalt(arena, 1), stats);
+        table = Fixtures.table(Fixtures.tableSegment(arena, CombinerVersusEstimateTest.INDEX_BITS),
+                CombinerVersusEstimateTest.INDEX_BITS, new DecayLottery(DecayLottery.REFERENCE_BASE, 1),
+                new EvictionSalt(arena, 1), stats, Long.MAX_VALUE, t -> null, 0);
         combiners = new HotKeyCombiners(stats, 2, ENTRIES, flushThreshold, 1, bytes -> {
             MemorySegment block = arena.allocate(bytes, CombinerLayout.ALIGNMENT);
             blocks[allocated++] = block;

@@ -1,5 +1,6 @@
 package io.hotkeeper.jcstress.combine;
 
+import io.hotkeeper.jcstress.Fixtures;
 import io.hotkeeper.engine.combine.HotKeyCombiners;
 import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
@@ -55,8 +56,9 @@ public final class CombinerVersusEstimateTest {
         Fixture() {
             Arena arena = Arena.ofAuto();
             StatsStripes stats = new StatsStripes(arena, 2, 1);
-            this.table = new BucketTable(arena, INDEX_BITS, new DecayLottery(DecayLottery.REFERENCE_BASE, 1),
-                    new EvictionSalt(arena, 1), stats);
+            this.table = Fixtures.table(Fixtures.tableSegment(arena, INDEX_BITS), INDEX_BITS,
+                    new DecayLottery(DecayLottery.REFERENCE_BASE, 1), new EvictionSalt(arena, 1), stats,
+                    Long.MAX_VALUE, t -> null, 0);
             this.combiners = new HotKeyCombiners(stats, 2, 16, (int) THRESHOLD, 1,
                     bytes -> arena.allocate(bytes, 128), false);
             this.owner = stats.handleOf(0);
