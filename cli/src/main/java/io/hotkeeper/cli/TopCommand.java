@@ -246,7 +246,7 @@ final class TopCommand implements Callable<Integer> {
                 // stdout is a terminal that cannot be drawn on in place (TERM=dumb, no cursor addressing)
                 period = every != null ? every : Duration.ofSeconds(1);
                 redraw = false;
-                err.println("hotkeeper: --live: the terminal cannot redraw in place (TERM="
+                err.println("hotkeeper: --live: standard output is not a terminal that can be redrawn in place (TERM="
                         + System.getenv().getOrDefault("TERM", "") + "); printing the top-k every "
                         + Converters.Period.format(period) + " instead (as --every does)");
                 err.flush();

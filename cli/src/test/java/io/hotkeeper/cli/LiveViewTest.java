@@ -142,6 +142,42 @@ class LiveViewTest {
         assertTrue(exact.lines().stream().noneMatch(l -> l.contains("more")));
     }
 
+    private static Cli.Result run(boolean terminal, String... args) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int exit = Main.execute(args, () -> new java.io.ByteArrayInputStream("a\nb\na\n".getBytes(
+                StandardCharsets.UTF_8)), out, err, new Terminals(terminal, false), Interrupts.none());
+        return new Cli.Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void withoutATerminalLivePrintsTheEveryBlocksAndSaysSoOnce() {
+        Cli.Result r = run(false, "top", "--live", "--min-count", "1", "--format", "tsv");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("hotkeeper: --live: standard output is not a terminal; printing the top-k every 1s instead (as "
+                + "--every does)\n", r.err());
+        List<String> lines = r.lines();
+        assertTrue(lines.getFirst().matches("# \\S+Z \\(final\\)"), r.out());
+        assertEquals(List.of("1\ta\t2\t0", "2\tb\t1\t0"), lines.subList(1, lines.size()));
+        assertFalse(r.out().contains("\u001b"), r.out());
+        Cli.Result every = run(false, "top", "--live", "--every", "500ms", "--min-count", "1");
+        assertTrue(every.err().contains("printing the top-k every 500ms instead"), every.err());
+    }
+
+    @Test
+    void aTerminalJLineCannotDrawOnFallsBackToo() {
+        // The launcher says stdout is a terminal, but this JVM's stdout is the build's pipe: JLine gives a dumb
+        // terminal, which LiveView refuses; the blocks are then appended, without the screen-clearing escapes.
+        Cli.Result r = run(true, "top", "--live", "--min-count", "1");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().startsWith("hotkeeper: --live: standard output is not a terminal that can be redrawn in "
+                + "place (TERM="), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.out().startsWith("# "), r.out());
+        assertTrue(r.out().contains("rank  estimate  key\n   1         2  a\n"), r.out());
+        assertFalse(r.out().contains("\u001b"), r.out());
+    }
+
     @Test
     void anEmptyTopSaysSo() {
         LiveView.Frame f = LiveView.layout("t", List.of(), 0, Set.of("gone"), 79, 40);
