@@ -257,9 +257,10 @@ final class TopCommand implements Callable<Integer> {
             Printer printer = new Printer(out, err, new Report(format), hk, k, period != null && view == null,
                     redraw);
             Periodic periodic;
+            Runnable frame = null;
             if (view != null) {
                 String title = title();
-                Runnable frame = () -> {
+                frame = () -> {
                     try {
                         view.refresh(title, () -> Report.top(hk, k), hk::totalWeight);
                     } catch (RuntimeException e) {
@@ -268,7 +269,6 @@ final class TopCommand implements Callable<Integer> {
                         err.flush();
                     }
                 };
-                frame.run();
                 periodic = new Periodic(every != null ? every : LiveView.PERIOD, frame);
             } else {
                 periodic = period == null ? null : new Periodic(period, printer::periodic);
@@ -279,6 +279,9 @@ final class TopCommand implements Callable<Integer> {
                 }
                 printer.interrupted(signal, () -> reportSkipped(err, ingest.soFar(), ingest));
             });
+            if (frame != null) {
+                frame.run(); // the first frame at once, the next ones every period
+            }
             long start = System.nanoTime();
             progress.start();
             if (periodic != null) {
