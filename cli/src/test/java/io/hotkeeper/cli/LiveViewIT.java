@@ -21,9 +21,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code top --follow FILE --live} in a real terminal: the launcher runs in a detached tmux session (120 x 40, its
- * own server socket), the test appends to the file, reads the screen with {@code tmux capture-pane}, sends Ctrl-C
- * with {@code tmux send-keys} and checks what is left on the screen. Skipped where tmux is not installed. Waits are
- * for the screen, with generous bounds (the launcher may build the jar's AOT cache first).
+ * own server on a socket in the test's directory), the test appends to the file, reads the screen with
+ * {@code tmux capture-pane}, sends Ctrl-C with {@code tmux send-keys} and checks what is left on the screen. Skipped
+ * where tmux is not installed. Waits are for the screen, with generous bounds (the launcher may build the jar's AOT
+ * cache first).
  */
 class LiveViewIT {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -33,7 +34,13 @@ class LiveViewIT {
     @TempDir
     Path dir;
 
-    private final String socket = "hotkeeper-live-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+    /**
+     * The tmux server's socket: its own (no other server is touched), in the test's directory (tmux leaves the
+     * socket file behind when its server is killed; JUnit deletes the directory).
+     */
+    private Path socket() {
+        return dir.resolve("tmux.sock");
+    }
 
     private static boolean tmuxInstalled() {
         try {
@@ -48,9 +55,9 @@ class LiveViewIT {
         }
     }
 
-    /** Runs {@code tmux -L socket args...} and returns its stdout; fails on a non-zero exit. */
+    /** Runs {@code tmux -S socket args...} and returns its stdout; fails on a non-zero exit. */
     private String tmux(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("tmux", "-L", socket));
+        List<String> command = new ArrayList<>(List.of("tmux", "-S", socket().toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().remove("TMUX"); // a test run inside tmux still gets its own server
@@ -109,24 +116,31 @@ class LiveViewIT {
         // dead pane's screen: its cursor flag goes off). Its trap (not an ignore: the launcher gets SIGINT with
         // its default disposition) keeps bash alive through the Ctrl-C that goes to the whole foreground group.
         Path run = dir.resolve("run.sh");
-        Files.writeString(run, "trap : INT\n\"$1\" top --follow \"$2\" --live --min-count 1\n"
+        // -k 2: a key that enters pushes one out. --every 1s: each frame stays a second, long enough for the polls
+        // to see the frame that marks them (the default period is 250 ms).
+        Files.writeString(run, "trap : INT\n\"$1\" top --follow \"$2\" --live -k 2 --every 1s --min-count 1\n"
                 + "echo \"exit status $?\"\nexec sleep 120\n");
         try {
             tmux("-f", conf.toString(), "new-session", "-d", "-x", "120", "-y", "40", "-s", "live",
                     "bash " + quote(run) + " " + quote(ROOT.resolve("hotkeeper")) + " " + quote(log));
-            String first = await(row("^ +1 +40 +66\\.7% +#+ +alpha$"), "first frame with alpha at rank 1");
-            assertTrue(first.startsWith("hotkeeper top  " + log + "  k=100  total 60  (Ctrl-C: stop and print)\n"),
+            // The first frame may come before the file is read; alpha and beta are then marked as entering.
+            String first = await(row("^[ +] +1 +40 +66\\.7% +#+ +alpha$"), "a frame with alpha at rank 1");
+            assertTrue(first.startsWith("hotkeeper top  " + log + "  k=2  total 60  (Ctrl-C: stop and print)\n"),
                     first);
             assertTrue(first.contains("\n  rank  estimate   share  bar"), first);
-            assertTrue(row("^ +2 +20 +33\\.3% +#+ +beta$").test(first), first);
+            assertTrue(row("^[ +] +2 +20 +33\\.3% +#+ +beta$").test(first), first);
             assertEquals("1", flag("alternate_on"), "the live view draws on the alternate screen");
             assertEquals("0", flag("cursor_flag"), "the cursor is hidden while drawing");
 
-            append(log, "gamma", 100); // the file grows: gamma overtakes
-            String grown = await(row("^ +1 +100 +62\\.5% +#+ +gamma$"), "gamma at rank 1 after the append");
-            assertTrue(row("^ +2 +40 +25\\.0% +#+ +alpha$").test(grown), grown);
-            assertTrue(row("^ +3 +20 +12\\.5% +#+ +beta$").test(grown), grown);
+            append(log, "gamma", 100); // the file grows: gamma enters the top 2, beta leaves
+            // The frame that shows gamma first marks it and names beta (it may show gamma's count in part).
+            String entered = await(row("^\\+ +[12] +\\d+ +[\\d.]+% +#+ +gamma$"), "gamma marked as entering");
+            assertTrue(row("^left: beta$").test(entered), entered);
+            assertFalse(entered.contains("  beta\n"), entered);
+            String grown = await(row("^  +1 +100 +62\\.5% +#+ +gamma$"), "gamma at rank 1, no longer marked");
+            assertTrue(row("^  +2 +40 +25\\.0% +#+ +alpha$").test(grown), grown);
             assertTrue(grown.contains("total 160"), grown);
+            assertFalse(grown.contains("left:"), grown);
             // Redrawn in place: one title, one copy of each row.
             assertEquals(1, grown.split("hotkeeper top ", -1).length - 1, grown);
             assertEquals(1, grown.split("gamma", -1).length - 1, grown);
@@ -139,7 +153,6 @@ class LiveViewIT {
                     "rank  estimate  key",
                     "   1       100  gamma",
                     "   2        40  alpha",
-                    "   3        20  beta",
                     "hotkeeper: interrupted by SIGINT: the result above is partial",
                     "exit status 130"), lines, after);
             assertFalse(after.contains("Ctrl-C: stop and print"), "the live frame is gone: " + after);
