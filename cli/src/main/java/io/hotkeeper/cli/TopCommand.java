@@ -217,18 +217,6 @@ final class TopCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Duration period = every;
-        boolean redraw = terminals.stdout();
-        boolean drawLive = false;
-        if (live) {
-            drawLive = terminals.stdout();
-            if (!drawLive) {
-                period = every != null ? every : Duration.ofSeconds(1);
-                err.println("hotkeeper: --live: standard output is not a terminal; printing the top-k every "
-                        + Converters.Period.format(period) + " instead (as --every does)");
-                err.flush();
-            }
-        }
         long setup = System.nanoTime();
         try (Ingest ingest = Ingest.open(files, stdin, follow); Hotkeeper hk = build(builder)) {
             long ready = System.nanoTime();
@@ -241,14 +229,18 @@ final class TopCommand implements Callable<Integer> {
             int fieldNumber = field == null ? 0 : field;
             int weightNumber = weightField == null ? 0 : weightField;
             long maxKey = hk.info().maxKeyBytes();
-            LiveView view = drawLive ? LiveView.open() : null;
-            if (drawLive && view == null) {
-                // stdout is a terminal that cannot be drawn on in place (TERM=dumb, no cursor addressing)
+            LiveView view = live && terminals.stdout() ? LiveView.open() : null;
+            Duration period = every;
+            boolean redraw = terminals.stdout();
+            if (live && view == null) {
+                // Not a terminal, or one that JLine cannot draw on in place (TERM=dumb, no cursor addressing): the
+                // --every blocks, appended.
                 period = every != null ? every : Duration.ofSeconds(1);
                 redraw = false;
-                err.println("hotkeeper: --live: standard output is not a terminal that can be redrawn in place (TERM="
-                        + System.getenv().getOrDefault("TERM", "") + "); printing the top-k every "
-                        + Converters.Period.format(period) + " instead (as --every does)");
+                err.println("hotkeeper: --live: standard output is not a terminal" + (terminals.stdout()
+                        ? " that can be redrawn in place (TERM=" + System.getenv().getOrDefault("TERM", "") + ")"
+                        : "") + "; printing the top-k every " + Converters.Period.format(period)
+                        + " instead (as --every does)");
                 err.flush();
             }
             Progress progress = new Progress(err, ingest.mappedBytes(),
