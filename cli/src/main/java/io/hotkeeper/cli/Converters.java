@@ -121,6 +121,19 @@ final class Converters {
             return parse(value);
         }
 
+        /** {@code d} as this converter reads it: 250ms, 1s, 2m, 1h (the largest unit that divides it). */
+        static String format(Duration d) {
+            long ms = d.toMillis();
+            if (ms % 3_600_000 == 0) {
+                return ms / 3_600_000 + "h";
+            } else if (ms % 60_000 == 0) {
+                return ms / 60_000 + "m";
+            } else if (ms % 1000 == 0) {
+                return ms / 1000 + "s";
+            }
+            return ms + "ms";
+        }
+
         static Duration parse(String value) {
             String v = value.strip().toLowerCase(Locale.ROOT);
             Matcher m = SIMPLE.matcher(v);

@@ -91,6 +91,12 @@ final class TopCommand implements Callable<Integer> {
                     + "terminal, appended blocks headed by a timestamp line otherwise.")
     Duration every;
 
+    @Option(names = "--live",
+            description = "Redraw the top-k in place on the terminal like top(1), every 250ms (or --every): rank, "
+                    + "estimate, share of the total, a bar, keys entering (+) and leaving marked. Ctrl-C leaves "
+                    + "it and prints the result. Without a terminal on stdout: --every blocks (1s) instead.")
+    boolean live;
+
     @Option(names = "--window", paramLabel = "DURATION", converter = Converters.Period.class,
             description = "Count only the last DURATION (10s, 5m, 1h): a sliding window of " + WINDOW_SLICES
                     + " slices, so the result covers between 0.9 and 1 x DURATION of input time; with --every, what "
@@ -199,12 +205,51 @@ final class TopCommand implements Callable<Integer> {
             int fieldNumber = field == null ? 0 : field;
             int weightNumber = weightField == null ? 0 : weightField;
             long maxKey = hk.info().maxKeyBytes();
+            LiveView view = live && terminals.stdout() ? LiveView.open() : null;
+            Duration period = every;
+            boolean redraw = terminals.stdout();
+            if (live && view == null) {
+                // Not a terminal, or one that JLine cannot draw on in place (TERM=dumb, no cursor addressing): the
+                // --every blocks, appended.
+                period = every != null ? every : Duration.ofSeconds(1);
+                redraw = false;
+                err.println("hotkeeper: --live: standard output is not a terminal" + (terminals.stdout()
+                        ? " that can be redrawn in place (TERM=" + System.getenv().getOrDefault("TERM", "") + ")"
+                        : "") + "; printing the top-k every " + Converters.Period.format(period)
+                        + " instead (as --every does)");
+                err.flush();
+            }
             Progress progress = new Progress(err, ingest.mappedBytes(),
-                    terminals.stderr() && every == null && ingest.mappedBytes() > PROGRESS_THRESHOLD);
-            Printer printer = new Printer(out, err, new Report(format), hk, k, every != null, terminals.stdout());
-            Periodic periodic = every == null ? null : new Periodic(every, printer::periodic);
-            interrupts.onSignal(signal -> printer.interrupted(signal, () -> reportSkipped(err, ingest.soFar(),
-                    ingest)));
+                    terminals.stderr() && period == null && view == null
+                            && ingest.mappedBytes() > PROGRESS_THRESHOLD);
+            Printer printer = new Printer(out, err, new Report(format), hk, k, period != null && view == null,
+                    redraw);
+            Periodic periodic;
+            Runnable frame = null;
+            if (view != null) {
+                String title = title();
+                frame = () -> {
+                    try {
+                        view.refresh(title, () -> Report.top(hk, k), hk::totalWeight);
+                    } catch (RuntimeException e) {
+                        view.close(); // later frames draw nothing; the run goes on and prints its result
+                        err.println("hotkeeper: --live: cannot draw the top-k so far (" + Ingest.reason(e) + ")");
+                        err.flush();
+                    }
+                };
+                periodic = new Periodic(every != null ? every : LiveView.PERIOD, frame);
+            } else {
+                periodic = period == null ? null : new Periodic(period, printer::periodic);
+            }
+            interrupts.onSignal(signal -> {
+                if (view != null) {
+                    view.close(); // the screen and cursor as they were, then the result as without --live
+                }
+                printer.interrupted(signal, () -> reportSkipped(err, ingest.soFar(), ingest));
+            });
+            if (frame != null) {
+                frame.run(); // the first frame at once, the next ones every period
+            }
             long start = System.nanoTime();
             progress.start();
             if (periodic != null) {
@@ -219,6 +264,9 @@ final class TopCommand implements Callable<Integer> {
                 progress.finish();
                 if (periodic != null) {
                     periodic.stop();
+                }
+                if (view != null) {
+                    view.close();
                 }
             }
             long ingested = System.nanoTime();
@@ -260,6 +308,14 @@ final class TopCommand implements Callable<Integer> {
             err.flush();
         }
         return interrupts.exitCode(0);
+    }
+
+    /** The live view's title: the input, k, and the window when there is one. */
+    private String title() {
+        String input = files.isEmpty() || files.getFirst().equals("-") ? "standard input"
+                : files.size() == 1 ? files.getFirst() : files.size() + " files";
+        return "hotkeeper top  " + input + "  k=" + k + (window == null ? ""
+                : "  window " + Converters.Period.format(window));
     }
 
     /**
@@ -387,8 +443,8 @@ final class TopCommand implements Callable<Integer> {
         if (window != null) {
             configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
         }
-        if (save != null) {
-            builder.recordStats(); // the snapshot's total weight is then the exact stream length
+        if (save != null || live) {
+            builder.recordStats(); // the total weight (snapshot's, --live's shares) is then the exact stream length
         }
         return builder;
     }
