@@ -62,13 +62,12 @@ final class KeyStreams {
      * ranks) is drawn, and its key is the line's hash.
      */
     static long[] zipfOverLines(Path wordList, double s, int count, long seed) throws IOException {
-        long[] words = lines(wordList);
+        long[] lines = lines(wordList);
         java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-        for (int i = words.length - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            long w = words[i];
-            words[i] = words[j];
-            words[j] = w;
+        long[] words = new long[lines.length];
+        int[] order = shuffled(lines.length, random);
+        for (int i = 0; i < words.length; i++) {
+            words[i] = lines[order[i]];
         }
         ZipfKeys zipf = new ZipfKeys(words.length, s);
         long[] keys = new long[count];
@@ -76,6 +75,25 @@ final class KeyStreams {
             keys[i] = words[zipf.rankOf(random.nextDouble()) - 1];
         }
         return keys;
+    }
+
+    /**
+     * The Fisher-Yates shuffle of {@code 0..n-1} with {@code random} (from the last index down, each swapped with
+     * one at or below it): {@code a[order[i]]} is {@code a} shuffled. One place, so the hashed and the text streams
+     * of one word list draw the same words in the same order.
+     */
+    static int[] shuffled(int n, java.util.SplittableRandom random) {
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int o = order[i];
+            order[i] = order[j];
+            order[j] = o;
+        }
+        return order;
     }
 
     /**

@@ -85,13 +85,12 @@ public final class TextEvaluate {
             keys = stream.length;
         } else {
             // The same lines, shuffle and draws as KeyStreams.zipfOverLines.
-            words = lines(wordsFile).toArray(String[]::new);
+            String[] list = lines(wordsFile).toArray(String[]::new);
             SplittableRandom random = new SplittableRandom(seed);
-            for (int i = words.length - 1; i > 0; i--) {
-                int j = random.nextInt(i + 1);
-                String w = words[i];
-                words[i] = words[j];
-                words[j] = w;
+            int[] order = KeyStreams.shuffled(list.length, random);
+            words = new String[list.length];
+            for (int i = 0; i < words.length; i++) {
+                words[i] = list[order[i]];
             }
             ZipfKeys zipf = new ZipfKeys(words.length, exponent);
             stream = new String[keys];
