@@ -14,11 +14,8 @@ import io.hotkeeper.engine.SaltMode;
  * @param keyShards      whether real keys are tracked
  * @param shards         key shards created so far (one per worker that promoted a key; under a memory budget at
  *                       most {@code shardLimit} per table, shared by the workers in turn)
- * @param shardCapacity  most entries in use per key shard (entries follow their keys' lengths: without a memory
- *                       budget this many keys of any length fit; under one, the {@code long} keys its pages would
- *                       hold in their own class, at most one per table slot; since the smaller size classes take
- *                       at most half the pages, {@code long} keys alone fill a shard with fewer,
- *                       {@code ShardLayout.longKeysHeld})
+ * @param shardCapacity  most entries in use per key shard (entries follow their keys' lengths: this many
+ *                       {@code long} keys or, without a memory budget, this many keys of any length fit)
  * @param maxKeyBytes    longest key stored whole
  * @param promotionFloor count at which a key is recorded in its observer's shard
  * @param shardBytes     bytes of the link segments and all key shards created so far

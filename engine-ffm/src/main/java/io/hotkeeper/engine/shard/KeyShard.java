@@ -361,15 +361,9 @@ public final class KeyShard {
             if (fresh != NONE) {
                 return fresh;
             }
-            if (c == cls && (c == classes - 1
-                    || ShardLayout.mayAssignSmallPage(ownerGet(ShardLayout.SMALL_PAGES), pages)) && assignPage(cls)) {
+            if (c == cls && assignPage(cls)) {
                 return bumpEntry(cls);
             }
-        }
-        // The smaller classes hold their half of the pages: a page for the largest class, which any key fits (its
-        // bump was found empty above).
-        if (cls < classes - 1 && assignPage(classes - 1)) {
-            return bumpEntry(classes - 1);
         }
         return NONE;
     }
@@ -400,9 +394,6 @@ public final class KeyShard {
         // Opaque: readers (topK's scan, integrity) read the class byte, then NEXT_PAGE's bound is only a hint.
         BYTE.setOpaque(segment, ShardLayout.HEADER_BYTES + page, (byte) (c + 1));
         ownerSet(ShardLayout.NEXT_PAGE, page + 1);
-        if (c < classes - 1) {
-            ownerSet(ShardLayout.SMALL_PAGES, ownerGet(ShardLayout.SMALL_PAGES) + 1);
-        }
         ownerSet(ShardLayout.bump(c), ShardLayout.entryId(pageStart((int) page)));
         return true;
     }

@@ -27,8 +27,7 @@ import java.util.Map;
  *   <li>Shards to table: every live entry (MEMBER, not DEAD) has a recorded slot inside the table that is
  *       tracked, holds the entry's fingerprint and links back to this very entry (shard, entry id, generation);
  *       otherwise the entry must be marked DEAD. A member's key length fits its class.</li>
- *   <li>Pages and counters: pages below {@code NEXT_PAGE} have a class, the others none, page 0 the largest,
- *       at most half the pages a class below the largest ({@code SMALL_PAGES} counts them);
+ *   <li>Pages and counters: pages below {@code NEXT_PAGE} have a class, the others none, page 0 the largest;
  *       an entry never used has state 0; {@code LIVE} equals the SIEVE list's length and the number of MEMBER
  *       entries; {@code IN_USE} equals the entries used and not free, at most the capacity; every id in any
  *       list, link or header field names an entry used at least once (a class's bump a never-used entry of that
@@ -219,19 +218,6 @@ public final class ShardIntegrity {
         }
         if (shard.pageClass(0) != shard.classes() - 1) {
             violation(name + ": page 0 has class " + shard.pageClass(0) + ", not the largest " + (shard.classes() - 1));
-        }
-        int smallPages = 0;
-        for (int p = 0; p < nextPage; p++) {
-            if (shard.pageClass(p) < shard.classes() - 1) {
-                smallPages++;
-            }
-        }
-        long recorded = shard.headerWord(ShardLayout.SMALL_PAGES);
-        if (recorded != smallPages) {
-            violation(name + ": SMALL_PAGES=" + recorded + " but " + smallPages + " pages below the largest class");
-        }
-        if (2L * smallPages > shard.pages()) {
-            violation(name + ": " + smallPages + " of " + shard.pages() + " pages below the largest class (at most half)");
         }
         int ids = (int) (shard.byteSize() / 8);
         long[] states = new long[ids];

@@ -14,7 +14,7 @@ package io.hotkeeper.engine.shard;
  *  |              |  xchg)       |  CAS)        | x MAX_CLASSES   |  once, any    |        |        |
  *  |              |              |              |                 |  thread reads)|        |        |
  *  +--------------+--------------+--------------+-----------------+---------------+--------+--------+---
- *  owner region: IN_USE SIEVE_HEAD SIEVE_TAIL SIEVE_HAND NEXT_PAGE REAP_CURSOR PENDING LIVE MAX_ZOMBIES SMALL_PAGES
+ *  owner region: IN_USE SIEVE_HEAD SIEVE_TAIL SIEVE_HAND NEXT_PAGE REAP_CURSOR PENDING LIVE MAX_ZOMBIES
  *                (8 bytes each)
  *  class region: for class c, FREE_HEAD(c) at 384 + 16c, BUMP(c) at 384 + 16c + 8 (the next never-used entry
  *                of the class's newest page, or NONE)
@@ -95,11 +95,6 @@ public final class ShardLayout {
     public static final long LIVE = 56;
     /** Owner region: most handed-over entries found waiting at one drain (the zombie high-water mark). */
     public static final long MAX_ZOMBIES = 64;
-    /**
-     * Owner region: pages assigned to a class below the largest. At most half the pages go to those classes
-     * ({@link #mayAssignSmallPage}); the others go to the largest class, which holds a key of any length.
-     */
-    public static final long SMALL_PAGES = 72;
     /** Hand-off region: head of the MPSC stack (entry id or NONE). */
     public static final long STACK_HEAD = REGION_BYTES;
     /** Busy region: 0 free, 1 held by an owner candidate. */
@@ -114,30 +109,6 @@ public final class ShardLayout {
     public static final int MIN_PAGE_BYTES = 1024;
     /** Longest key a shard stores whole (the largest class). */
     public static final int MAX_KEY_BYTES = 4096;
-    /**
-     * Whether a shard of {@code pages} pages, {@code smallPages} of them already given to classes below the largest,
-     * may give one more page to such a class: while they stay at most half the pages. The rest go to the largest
-     * class, so keys of a length met late (a listing whose early part holds only short keys) still find at least
-     * half the pages open to them; a page never changes class (docs/shards.md). Threads: any. Progress: wait-free.
-     */
-    public static boolean mayAssignSmallPage(long smallPages, int pages) {
-        return 2 * (smallPages + 1) <= pages;
-    }
-
-    /**
-     * Most {@code long} keys a shard of {@code pages} pages holds: half its pages (the most the smaller classes
-     * may take, {@link #mayAssignSmallPage}) of the smallest class, the rest of the largest; with one class (keys
-     * of up to 8 bytes), all pages but one. Threads: any. Progress: wait-free.
-     */
-    public static long longKeysHeld(int pages, int maxKeyBytes) {
-        int largest = classes(maxKeyBytes) - 1;
-        if (largest == 0) {
-            return (long) Math.max(0, pages - 1) * entriesPerPage(0, maxKeyBytes);
-        }
-        long small = pages / 2;
-        return small * entriesPerPage(0, maxKeyBytes) + (pages - small) * entriesPerPage(largest, maxKeyBytes);
-    }
-
     /** Key bytes the memory plan assumes for a text key (see {@link #plannedShardBytes}). */
     public static final int PLANNED_TEXT_KEY_BYTES = 16;
 

@@ -152,11 +152,10 @@ class MixedKeyLengthsTest {
     }
 
     @Test
-    void aLongKeyShardTakesFewerBytesPerKeyThanTheFixedEntries() {
-        // Long keys under one budget: a 1 KiB page of their class holds 18 of them (56-byte entries), where a fixed
-        // entry for keys of up to 64 bytes took 112. The smaller classes take at most half the pages (the rest go
-        // to the largest class, where a long key takes 112 bytes): docs/shards.md. A fixed seed: whether every entry
-        // is live at the end depends on which keys the last evictions hit, which a self-seeded hash made vary.
+    void aLongKeyShardTakesHalfTheBytesPerKeyOfTheFixedEntries() {
+        // Long keys under one budget: every 1 KiB page holds 18 of them (56-byte entries), where a fixed entry for
+        // keys of up to 64 bytes took 112. A fixed seed: whether every entry is live at the end depends on which keys
+        // the last evictions hit, which a self-seeded hash made vary from run to run (1,570 of 2,214 once in CI).
         try (Hotkeeper hk = Hotkeeper.builder().memory(1 << 20).k(100).expectedThreads(1).seed(17).build()) {
             for (long i = 0; i < 200_000; i++) {
                 hk.observe(i % 3 == 0 ? i % 500 : i);
@@ -164,15 +163,13 @@ class MixedKeyLengthsTest {
             HotkeeperInfo info = hk.info();
             long shardBytes = info.nativeBytesByPart().get("shard");
             long tracked = 0;
-            long held = 0;
             for (KeyShard shard : Internals.keyShards(hk).shards()) {
                 tracked += shard.live();
-                held += Math.min(info.shardCapacity(), ShardLayout.longKeysHeld(shard.pages(), info.maxKeyBytes()));
             }
             assertTrue(tracked >= 200, info.toString());
-            assertEquals(held, tracked, "the shard filled up with long keys: " + info);
+            assertEquals(info.shardCapacity(), tracked, "the shard filled up with long keys: " + info);
             double perKey = (double) shardBytes / tracked;
-            assertTrue(perKey < 80, "bytes per tracked long key: " + perKey);
+            assertTrue(perKey < 64, "bytes per tracked long key: " + perKey);
         }
     }
 }
