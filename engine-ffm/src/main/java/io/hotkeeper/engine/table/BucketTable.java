@@ -212,6 +212,10 @@ public final class BucketTable {
         // counting) to observeFull, which re-scans and retries.
         long base = bucketOffset(hash);
         long fp = fingerprint(hash);
+        // The scan also keeps the bucket's weakest occupant (lowest count, lowest slot on a tie), which a miss
+        // hands to observeMiss so that it does not scan this line again.
+        long weakestOffset = base;
+        long weakestCount = Long.MAX_VALUE;
         for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
             long offset = base + (long) s * SLOT_BYTES;
             // Plain load: see observeFull; a stale word only fails the CAS and falls through to the full path.
@@ -227,8 +231,13 @@ public final class BucketTable {
                 }
                 return observeFull(hash, weight, worker);
             }
+            long count = TableLayout.count(word);
+            if (count < weakestCount) {
+                weakestOffset = offset;
+                weakestCount = count;
+            }
         }
-        return observeMiss(hash, base, fp, weight, worker);
+        return observeMiss(hash, weakestOffset, weight, worker);
     }
 
     /**
@@ -245,33 +254,27 @@ public final class BucketTable {
     }
 
     /**
-     * observe's miss path: the key's first bucket (at {@code base}) was full without it. Its second candidate is
-     * scanned the same way (a refresh or a claim there), else the lottery runs against the weakest occupant of
-     * both, from this one pass. The second line is requested before the first (already in L1) is scanned for its
-     * weakest occupant, so that its miss overlaps that work: its address depends only on the hash.
+     * observe's miss path: the key's first bucket was full without it, and its weakest occupant is the slot at
+     * {@code weakestOffset}. The second candidate is scanned as observe scans the first (a refresh or a claim
+     * there), else the lottery runs against the weakest occupant of both. The first bucket is not scanned again:
+     * its weakest word is read once more (a plain load; the challenge's CAS checks it), and a word of the first
+     * bucket that changed since observe's scan only makes the draw run against an occupant that was the weakest a
+     * moment before, as a scan racing that change would.
      */
-    private long observeMiss(long hash, long base, long fp, long weight, long worker) {
+    private long observeMiss(long hash, long weakestOffset, long weight, long worker) {
+        long base = bucketOffset(hash);
+        long fp = fingerprint(hash);
         long second = secondOffset(base, fp);
-        // Plain loads throughout, as in observe. The second line's first word first: its miss is then in flight.
-        long head = (long) SLOT.get(table, second);
-        long weakestOffset = base;
-        long weakestWord = 0;
-        for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
-            long offset = base + (long) s * SLOT_BYTES;
-            long word = (long) SLOT.get(table, offset);
-            if (word == 0 || TableLayout.fingerprint(word) == fp) {
-                // The bucket changed since observe's scan (a reset emptied it, or the key was claimed again).
-                return observeFull(hash, weight, worker);
-            }
-            if (s == 0 || TableLayout.count(word) < TableLayout.count(weakestWord)) {
-                weakestOffset = offset;
-                weakestWord = word;
-            }
+        // Plain loads throughout, as in observe.
+        long weakestWord = (long) SLOT.get(table, weakestOffset);
+        if (weakestWord == 0 || TableLayout.fingerprint(weakestWord) == fp) {
+            // The bucket changed since observe's scan (a reset emptied it, or the key was claimed meanwhile).
+            return observeFull(hash, weight, worker);
         }
         if (second != base) {
             for (int s = 0; s < SLOTS_PER_BUCKET; s++) {
                 long offset = second + (long) s * SLOT_BYTES;
-                long word = s == 0 ? head : (long) SLOT.get(table, offset);
+                long word = (long) SLOT.get(table, offset);
                 if (word == 0) {
                     long count = Math.min(weight, MAX_COUNT);
                     // The second bucket: the claim marks the word SECOND (a constant), for replays (TableLayout).
