@@ -193,6 +193,22 @@ class ApiSurfaceTest {
         }
     }
 
+    /**
+     * HotkeeperInfo can grow (issue #29): a final class with accessors, not a record whose canonical constructor
+     * every new field would break, and no public constructor at all.
+     */
+    @Test
+    void hotkeeperInfoHasNoPublicConstructor() {
+        assertFalse(HotkeeperInfo.class.isRecord());
+        assertTrue(java.lang.reflect.Modifier.isFinal(HotkeeperInfo.class.getModifiers()));
+        assertEquals(0, HotkeeperInfo.class.getConstructors().length);
+        for (var c : HotkeeperInfo.class.getDeclaredConstructors()) {
+            int modifiers = c.getModifiers();
+            assertFalse(java.lang.reflect.Modifier.isPublic(modifiers) || java.lang.reflect.Modifier.isProtected(modifiers),
+                    c.toString());
+        }
+    }
+
     @Test
     void internalsFollowTheCloseRule() {
         Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).build();
