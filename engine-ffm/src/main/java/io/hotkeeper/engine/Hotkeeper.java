@@ -61,7 +61,10 @@ import java.util.Objects;
  * {@link #info()} reports each part ({@code nativeBytes()}, {@code nativeBytesByPart()}).
  *
  * <h2>Updating</h2>
- * {@link #observe(long)} hashes the key with a 64-bit keyed hash (self-seeded from {@code SecureRandom} unless
+ * The {@code observe} overloads are those of {@link KeyObserver}, which the thread-bound {@link #writer()}
+ * implements too: every kind of key ({@code long}, {@code byte[]}, {@code CharSequence}, {@code MemorySegment},
+ * whole or a range), each with or without a weight, and batches of {@code long} keys; {@code estimate},
+ * {@code contains} and {@code bounds} take the same kinds of key. {@link #observe(long)} hashes the key with a 64-bit keyed hash (self-seeded from {@code SecureRandom} unless
  * {@link HotkeeperBuilder#seed(long)} is given) to a bucket, a fingerprint and 32 spare bits, then: phase 1 increments
  * the key's slot if its fingerprint is present; phase 2 claims an empty slot; phase 3 (bucket full) draws a
  * lottery against the weakest occupant, which loses one count with probability {@code b^-count}
@@ -90,11 +93,11 @@ import java.util.Objects;
  * The instance is a thin facade: hashing in KeyHasher, the phases in BucketTable, the salt in EvictionSalt,
  * stats in StatsStripes; each owns one region of the arena.
  *
- * <p>Size: the facade carries the contract javadoc (threads, progress, close rule) of its forty-odd public methods
- * and the wiring of the parts in its constructor; the logic lives in TableSet, BucketTable, KeyShards,
- * HotKeyCombiners and the snapshot package.
+ * <p>Size: the facade carries the contract javadoc (threads, progress, close rule) of its sixty-odd public methods
+ * (the observe overloads' in KeyObserver) and the wiring of the parts in its constructor; the logic lives in
+ * TableSet, BucketTable, KeyShards, HotKeyCombiners and the snapshot package.
  */
-public final class Hotkeeper implements AutoCloseable {
+public final class Hotkeeper implements KeyObserver, AutoCloseable {
     /** Default table size. */
     public static final long DEFAULT_MEMORY_BYTES = 64 * 1024;
     /** Default k. */
@@ -342,137 +345,170 @@ public final class Hotkeeper implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- observe
+    // The KeyObserver overloads, in its order; their contract is the interface's javadoc (Threads: any).
 
     /**
-     * Records one occurrence of {@code key} and returns its estimate afterwards (0 if it is not tracked).
-     * Threads: any. Progress: lock-free; no allocation.
+     * {@inheritDoc}
      *
-     * @throws IllegalStateException if closed
+     * @throws IllegalStateException {@inheritDoc}
      */
+    @Override
     public long observe(long key) {
         return observeLong(key, 1, observeWorker());
     }
 
     /**
-     * Records one occurrence of each key of {@code keys}, in order: the same as {@link #observe(long)} on each,
-     * faster when the table does not fit the caches. While it observes one key it has already loaded the bucket
-     * lines of the next {@value #BATCH_LOOKAHEAD}, so their memory latencies overlap instead of adding up.
-     * Threads: any. Progress: lock-free; no allocation.
+     * {@inheritDoc}
      *
-     * @throws NullPointerException  if {@code keys} is null
-     * @throws IllegalStateException if closed
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
      */
-    public void observeAll(long[] keys) {
-        observeAll(keys, 0, Objects.requireNonNull(keys, "keys").length);
-    }
-
-    /**
-     * Records one occurrence of each of {@code keys[from, to)}, in order; see {@link #observeAll(long[])}.
-     * Threads: any (the caller keeps the range stable during the call). Progress: lock-free; no allocation.
-     *
-     * @throws NullPointerException      if {@code keys} is null
-     * @throws IndexOutOfBoundsException if the range is outside the array
-     * @throws IllegalStateException     if closed
-     */
-    public void observeAll(long[] keys, int from, int to) {
-        observeAll(keys, from, to, observeWorker());
-    }
-
-    /**
-     * Records {@code weight} occurrences of {@code key} in O(log weight) steps and returns its estimate.
-     * Threads: any. Progress: lock-free; no allocation.
-     *
-     * @throws IllegalArgumentException if {@code weight < 1}
-     * @throws IllegalStateException    if closed
-     */
+    @Override
     public long observe(long key, long weight) {
         return observeLong(key, checkWeight(weight), observeWorker());
     }
 
     /**
-     * Records one occurrence of the byte-string key. Threads: any. Progress: lock-free; no allocation.
+     * {@inheritDoc}
      *
-     * @throws NullPointerException  if {@code key} is null
-     * @throws IllegalStateException if closed
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
      */
+    @Override
     public long observe(byte[] key) {
         return observeArray(key, 0, Objects.requireNonNull(key, "key").length, 1, observeWorker());
     }
 
     /**
-     * Records {@code weight} occurrences of the byte-string key. Threads: any. Progress: lock-free; no allocation.
+     * {@inheritDoc}
      *
-     * @throws NullPointerException     if {@code key} is null
-     * @throws IllegalArgumentException if {@code weight < 1}
-     * @throws IllegalStateException    if closed
+     * @throws NullPointerException     {@inheritDoc}
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
      */
+    @Override
     public long observe(byte[] key, long weight) {
         return observeArray(key, 0, Objects.requireNonNull(key, "key").length, checkWeight(weight), observeWorker());
     }
 
     /**
-     * Records one occurrence of the key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free;
-     * no allocation.
+     * {@inheritDoc}
      *
-     * @throws IndexOutOfBoundsException if the range is outside the array
-     * @throws IllegalStateException     if closed
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
      */
+    @Override
     public long observe(byte[] key, int offset, int length) {
         return observeArray(key, offset, length, 1, observeWorker());
     }
 
     /**
-     * Records one occurrence of the UTF-8 bytes of {@code key}, encoded on the fly. Threads: any. Progress:
-     * lock-free; no allocation.
+     * {@inheritDoc}
      *
-     * @throws NullPointerException  if {@code key} is null
-     * @throws IllegalStateException if closed
+     * @throws IllegalArgumentException  {@inheritDoc}
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
      */
+    @Override
+    public long observe(byte[] key, int offset, int length, long weight) {
+        return observeArray(key, offset, length, checkWeight(weight), observeWorker());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     */
+    @Override
     public long observe(CharSequence key) {
         return observeChars(key, 1, observeWorker());
     }
 
     /**
-     * Records {@code weight} occurrences of the UTF-8 bytes of {@code key}. Threads: any. Progress: lock-free.
+     * {@inheritDoc}
      *
-     * @throws IllegalArgumentException if {@code weight < 1}
-     * @throws IllegalStateException    if closed
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws NullPointerException     {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
      */
+    @Override
     public long observe(CharSequence key, long weight) {
         return observeChars(key, checkWeight(weight), observeWorker());
     }
 
     /**
-     * Records one occurrence of the bytes of {@code key} (any segment: heap, native, mapped). Threads: any.
-     * Progress: lock-free; no allocation.
+     * {@inheritDoc}
      *
-     * @throws IllegalStateException if closed, or if {@code key}'s own arena is closed
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
      */
+    @Override
     public long observe(MemorySegment key) {
         return observeSegment(key, 0, Objects.requireNonNull(key, "key").byteSize(), 1, observeWorker());
     }
 
     /**
-     * Records one occurrence of the key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free;
-     * no allocation.
+     * {@inheritDoc}
      *
-     * @throws IndexOutOfBoundsException if the range is outside the segment
-     * @throws IllegalStateException     if closed
+     * @throws NullPointerException     {@inheritDoc}
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
      */
+    @Override
+    public long observe(MemorySegment key, long weight) {
+        return observeSegment(key, 0, Objects.requireNonNull(key, "key").byteSize(), checkWeight(weight),
+                observeWorker());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
+     */
+    @Override
     public long observe(MemorySegment key, long offset, long length) {
         return observeSegment(key, offset, length, 1, observeWorker());
     }
 
     /**
-     * Records {@code weight} occurrences of the key {@code key[offset, offset + length)}. Threads: any.
-     * Progress: lock-free; no allocation.
+     * {@inheritDoc}
      *
-     * @throws IllegalArgumentException  if {@code weight < 1}
-     * @throws IndexOutOfBoundsException if the range is outside the segment
-     * @throws IllegalStateException     if closed
+     * @throws IllegalArgumentException  {@inheritDoc}
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
      */
+    @Override
     public long observe(MemorySegment key, long offset, long length, long weight) {
         return observeSegment(key, offset, length, checkWeight(weight), observeWorker());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     */
+    @Override
+    public void observeAll(long[] keys) {
+        observeAll(keys, 0, Objects.requireNonNull(keys, "keys").length, observeWorker());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
+     */
+    @Override
+    public void observeAll(long[] keys, int from, int to) {
+        observeAll(keys, from, to, observeWorker());
     }
 
     /**
@@ -644,6 +680,43 @@ public final class Hotkeeper implements AutoCloseable {
     /** Whether the UTF-8 bytes of {@code key} are among the {@code k} heavy hitters. Threads: any. Progress: wait-free. */
     public boolean contains(CharSequence key) {
         return containsHash(hasher.hash(Objects.requireNonNull(key, "key")));
+    }
+
+    /**
+     * Whether the key {@code key[offset, offset + length)} is among the {@code k} heavy hitters. Threads: any.
+     * Progress: wait-free.
+     *
+     * @throws NullPointerException          if {@code key} is null
+     * @throws IndexOutOfBoundsException     if the range is outside the array
+     * @throws UnsupportedOperationException if key shards are disabled
+     * @throws IllegalStateException         if closed
+     */
+    public boolean contains(byte[] key, int offset, int length) {
+        return containsHash(hasher.hash(Objects.requireNonNull(key, "key"), offset, length));
+    }
+
+    /**
+     * Whether the bytes of {@code key} are among the {@code k} heavy hitters. Threads: any. Progress: wait-free.
+     *
+     * @throws NullPointerException          if {@code key} is null
+     * @throws UnsupportedOperationException if key shards are disabled
+     * @throws IllegalStateException         if closed, or if {@code key}'s own arena is closed
+     */
+    public boolean contains(MemorySegment key) {
+        return containsHash(hasher.hash(Objects.requireNonNull(key, "key")));
+    }
+
+    /**
+     * Whether the key {@code key[offset, offset + length)} is among the {@code k} heavy hitters. Threads: any.
+     * Progress: wait-free.
+     *
+     * @throws NullPointerException          if {@code key} is null
+     * @throws IndexOutOfBoundsException     if the range is outside the segment
+     * @throws UnsupportedOperationException if key shards are disabled
+     * @throws IllegalStateException         if closed, or if {@code key}'s own arena is closed
+     */
+    public boolean contains(MemorySegment key, long offset, long length) {
+        return containsHash(hasher.hash(Objects.requireNonNull(key, "key"), offset, length));
     }
 
     private boolean containsHash(long hash) {
@@ -1032,6 +1105,43 @@ public final class Hotkeeper implements AutoCloseable {
     /** {@link #bounds(byte[], double)} of a {@code long} key. Threads: any. Progress: wait-free. */
     public KeyBounds bounds(long key, double confidence) {
         return boundsOf(estimate(key), confidence);
+    }
+
+    /**
+     * {@link #bounds(byte[], double)} of the key {@code key[offset, offset + length)}. Threads: any. Progress:
+     * wait-free.
+     *
+     * @throws NullPointerException      if {@code key} is null
+     * @throws IndexOutOfBoundsException if the range is outside the array
+     * @throws IllegalArgumentException  if {@code confidence} is not in (0, 1)
+     * @throws IllegalStateException     if closed
+     */
+    public KeyBounds bounds(byte[] key, int offset, int length, double confidence) {
+        return boundsOf(estimate(key, offset, length), confidence);
+    }
+
+    /**
+     * {@link #bounds(byte[], double)} of the bytes of {@code key}. Threads: any. Progress: wait-free.
+     *
+     * @throws NullPointerException     if {@code key} is null
+     * @throws IllegalArgumentException if {@code confidence} is not in (0, 1)
+     * @throws IllegalStateException    if closed, or if {@code key}'s own arena is closed
+     */
+    public KeyBounds bounds(MemorySegment key, double confidence) {
+        return boundsOf(estimate(key), confidence);
+    }
+
+    /**
+     * {@link #bounds(byte[], double)} of the key {@code key[offset, offset + length)}. Threads: any. Progress:
+     * wait-free.
+     *
+     * @throws NullPointerException      if {@code key} is null
+     * @throws IndexOutOfBoundsException if the range is outside the segment
+     * @throws IllegalArgumentException  if {@code confidence} is not in (0, 1)
+     * @throws IllegalStateException     if closed, or if {@code key}'s own arena is closed
+     */
+    public KeyBounds bounds(MemorySegment key, long offset, long length, double confidence) {
+        return boundsOf(estimate(key, offset, length), confidence);
     }
 
     /** The bounds of a key whose estimate is {@code estimate}, at {@code confidence}, from this table's geometry. */

@@ -5,10 +5,10 @@ import java.util.Objects;
 
 /**
  * The observing side of a {@link Hotkeeper}, bound to one thread: the same observations as the sketch's own
- * {@code observe} methods, with the thread's worker looked up once, when {@link Hotkeeper#writer()} made it,
- * instead of on every call that needs it (per-worker stats, the per-worker salt, approximate counting's coins,
- * worker tables, engaged hot-key combining). With none of those configured an observation needs no worker and
- * the two are equally fast.
+ * {@code observe} methods (both implement {@link KeyObserver}: the same overloads, the same checks), with the
+ * thread's worker looked up once, when {@link Hotkeeper#writer()} made it, instead of on every call that needs it
+ * (per-worker stats, the per-worker salt, approximate counting's coins, worker tables, engaged hot-key combining).
+ * With none of those configured an observation needs no worker and the two are equally fast.
  *
  * <pre>{@code
  * HotkeeperWriter w = hot.writer();          // on the thread that will observe
@@ -33,7 +33,7 @@ import java.util.Objects;
  * <p>Progress: as the sketch's methods (observations lock-free, no allocation). After the sketch is closed every
  * method throws {@link IllegalStateException} ({@link Hotkeeper#CLOSED_MESSAGE}).
  */
-public final class HotkeeperWriter {
+public final class HotkeeperWriter implements KeyObserver {
     private final Hotkeeper sketch;
     private final Thread owner;
     private final long worker;
@@ -53,47 +53,181 @@ public final class HotkeeperWriter {
         return worker;
     }
 
-    /** As {@link Hotkeeper#observe(long)}. Threads: the writer's. Progress: lock-free. */
+    // The KeyObserver overloads, in its order (Threads: the writer's): each checks the thread first, then its
+    // arguments in the order the sketch's own overload does, then observes with the writer's worker.
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalStateException {@inheritDoc}
+     */
+    @Override
     public long observe(long key) {
         return sketch.observeLong(key, 1, worker());
     }
 
-    /** As {@link Hotkeeper#observe(long, long)}. Threads: the writer's. Progress: lock-free. */
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
+     */
+    @Override
     public long observe(long key, long weight) {
         long w = worker();
         return sketch.observeLong(key, Hotkeeper.checkWeight(weight), w);
     }
 
-    /** As {@link Hotkeeper#observeAll(long[], int, int)}. Threads: the writer's. Progress: lock-free. */
-    public void observeAll(long[] keys, int from, int to) {
-        sketch.observeAll(keys, from, to, worker());
-    }
-
-    /** As {@link Hotkeeper#observe(byte[])}. Threads: the writer's. Progress: lock-free. */
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     */
+    @Override
     public long observe(byte[] key) {
         long w = worker();
         return sketch.observeArray(key, 0, Objects.requireNonNull(key, "key").length, 1, w);
     }
 
-    /** As {@link Hotkeeper#observe(byte[], int, int)}. Threads: the writer's. Progress: lock-free. */
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException     {@inheritDoc}
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
+     */
+    @Override
+    public long observe(byte[] key, long weight) {
+        long w = worker();
+        return sketch.observeArray(key, 0, Objects.requireNonNull(key, "key").length, Hotkeeper.checkWeight(weight),
+                w);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
+     */
+    @Override
     public long observe(byte[] key, int offset, int length) {
         return sketch.observeArray(key, offset, length, 1, worker());
     }
 
-    /** As {@link Hotkeeper#observe(CharSequence)}. Threads: the writer's. Progress: lock-free. */
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException  {@inheritDoc}
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
+     */
+    @Override
+    public long observe(byte[] key, int offset, int length, long weight) {
+        long w = worker();
+        return sketch.observeArray(key, offset, length, Hotkeeper.checkWeight(weight), w);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     */
+    @Override
     public long observe(CharSequence key) {
         return sketch.observeChars(key, 1, worker());
     }
 
-    /** As {@link Hotkeeper#observe(CharSequence, long)}. Threads: the writer's. Progress: lock-free. */
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws NullPointerException     {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
+     */
+    @Override
     public long observe(CharSequence key, long weight) {
         long w = worker();
         return sketch.observeChars(key, Hotkeeper.checkWeight(weight), w);
     }
 
-    /** As {@link Hotkeeper#observe(MemorySegment, long, long)}. Threads: the writer's. Progress: lock-free. */
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     */
+    @Override
+    public long observe(MemorySegment key) {
+        long w = worker();
+        return sketch.observeSegment(key, 0, Objects.requireNonNull(key, "key").byteSize(), 1, w);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException     {@inheritDoc}
+     * @throws IllegalArgumentException {@inheritDoc}
+     * @throws IllegalStateException    {@inheritDoc}
+     */
+    @Override
+    public long observe(MemorySegment key, long weight) {
+        long w = worker();
+        return sketch.observeSegment(key, 0, Objects.requireNonNull(key, "key").byteSize(),
+                Hotkeeper.checkWeight(weight), w);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
+     */
+    @Override
     public long observe(MemorySegment key, long offset, long length) {
         return sketch.observeSegment(key, offset, length, 1, worker());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException  {@inheritDoc}
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
+     */
+    @Override
+    public long observe(MemorySegment key, long offset, long length, long weight) {
+        long w = worker();
+        return sketch.observeSegment(key, offset, length, Hotkeeper.checkWeight(weight), w);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException  {@inheritDoc}
+     * @throws IllegalStateException {@inheritDoc}
+     */
+    @Override
+    public void observeAll(long[] keys) {
+        long w = worker();
+        sketch.observeAll(keys, 0, Objects.requireNonNull(keys, "keys").length, w);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException      {@inheritDoc}
+     * @throws IndexOutOfBoundsException {@inheritDoc}
+     * @throws IllegalStateException     {@inheritDoc}
+     */
+    @Override
+    public void observeAll(long[] keys, int from, int to) {
+        sketch.observeAll(keys, from, to, worker());
     }
 
     /** The sketch this writer observes into. Threads: any. Progress: wait-free. */

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -119,6 +120,93 @@ class ApiSurfaceTest {
         }
         return t == long[].class || t instanceof java.lang.reflect.GenericArrayType g
                 && mentionsLongArray(g.getGenericComponentType());
+    }
+
+    /** The kinds of key, as parameter lists: each has an observe with and without a weight, and every read. */
+    private static final List<List<Class<?>>> KEY_KINDS = List.of(
+            List.of(long.class),
+            List.of(byte[].class),
+            List.of(byte[].class, int.class, int.class),
+            List.of(CharSequence.class),
+            List.of(java.lang.foreign.MemorySegment.class),
+            List.of(java.lang.foreign.MemorySegment.class, long.class, long.class));
+
+    /**
+     * One set of observe overloads (issue #29): every observe overload of the sketch is declared by
+     * {@link KeyObserver}, which the sketch and its writer implement, each as a final class with its own concrete
+     * methods (no default method stands in for one on the hot path); the interface is sealed to the two.
+     */
+    @Test
+    void theSketchAndItsWriterObserveThroughOneInterface() throws Exception {
+        assertTrue(KeyObserver.class.isInterface() && KeyObserver.class.isSealed());
+        assertEquals(Set.of(Hotkeeper.class, HotkeeperWriter.class), Set.of(KeyObserver.class.getPermittedSubclasses()));
+        Set<String> declared = new java.util.TreeSet<>();
+        for (Method m : KeyObserver.class.getMethods()) {
+            assertFalse(m.isDefault(), "default method " + m);
+            declared.add(m.getName() + List.of(m.getParameterTypes()));
+        }
+        Set<String> expected = new java.util.TreeSet<>();
+        for (List<Class<?>> kind : KEY_KINDS) {
+            expected.add("observe" + kind);
+            List<Class<?>> weighted = new ArrayList<>(kind);
+            weighted.add(long.class);
+            expected.add("observe" + weighted);
+        }
+        expected.add("observeAll" + List.of(long[].class));
+        expected.add("observeAll" + List.of(long[].class, int.class, int.class));
+        assertEquals(expected, declared, "every kind of key, with and without a weight, and the batches");
+        for (Class<?> c : List.of(Hotkeeper.class, HotkeeperWriter.class)) {
+            assertTrue(KeyObserver.class.isAssignableFrom(c), c + " implements KeyObserver");
+            assertTrue(java.lang.reflect.Modifier.isFinal(c.getModifiers()), c + " is final");
+            Set<String> observes = new java.util.TreeSet<>();
+            for (Method m : c.getMethods()) {
+                if (m.getName().startsWith("observe") && !java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+                    observes.add(m.getName() + List.of(m.getParameterTypes()));
+                    assertEquals(c, m.getDeclaringClass(), "concrete in the class: " + m);
+                }
+            }
+            assertEquals(declared, observes, c.getSimpleName() + "'s observe overloads are the interface's");
+        }
+    }
+
+    /** The reads take every kind of key the sketch observes: estimate, contains and bounds (at a confidence). */
+    @Test
+    void everyKindOfKeyHasEveryRead() {
+        List<String> missing = new ArrayList<>();
+        for (List<Class<?>> kind : KEY_KINDS) {
+            Class<?>[] key = kind.toArray(Class<?>[]::new);
+            List<Class<?>> withConfidence = new ArrayList<>(kind);
+            withConfidence.add(double.class);
+            read(missing, "estimate", long.class, key);
+            read(missing, "contains", boolean.class, key);
+            read(missing, "bounds", io.hotkeeper.engine.snapshot.KeyBounds.class,
+                    withConfidence.toArray(Class<?>[]::new));
+        }
+        assertEquals(List.of(), missing);
+    }
+
+    private static void read(List<String> missing, String name, Class<?> returns, Class<?>... parameters) {
+        try {
+            assertEquals(returns, Hotkeeper.class.getMethod(name, parameters).getReturnType());
+        } catch (NoSuchMethodException e) {
+            missing.add(name + List.of(parameters));
+        }
+    }
+
+    /**
+     * HotkeeperInfo can grow (issue #29): a final class with accessors, not a record whose canonical constructor
+     * every new field would break, and no public constructor at all.
+     */
+    @Test
+    void hotkeeperInfoHasNoPublicConstructor() {
+        assertFalse(HotkeeperInfo.class.isRecord());
+        assertTrue(java.lang.reflect.Modifier.isFinal(HotkeeperInfo.class.getModifiers()));
+        assertEquals(0, HotkeeperInfo.class.getConstructors().length);
+        for (var c : HotkeeperInfo.class.getDeclaredConstructors()) {
+            int modifiers = c.getModifiers();
+            assertFalse(java.lang.reflect.Modifier.isPublic(modifiers) || java.lang.reflect.Modifier.isProtected(modifiers),
+                    c.toString());
+        }
     }
 
     @Test

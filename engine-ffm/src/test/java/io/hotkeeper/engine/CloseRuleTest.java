@@ -60,9 +60,11 @@ class CloseRuleTest {
         args("observe(byte[])", () -> new Object[] {BYTES});
         args("observe(byte[],long)", () -> new Object[] {BYTES, 3L});
         args("observe(byte[],int,int)", () -> new Object[] {BYTES, 1, 3});
+        args("observe(byte[],int,int,long)", () -> new Object[] {BYTES, 1, 3, 3L});
         args("observe(CharSequence)", () -> new Object[] {"key-1"});
         args("observe(CharSequence,long)", () -> new Object[] {"key-1", 3L});
         args("observe(MemorySegment)", () -> new Object[] {segment});
+        args("observe(MemorySegment,long)", () -> new Object[] {segment, 3L});
         args("observe(MemorySegment,long,long)", () -> new Object[] {segment, 1L, 3L});
         args("observe(MemorySegment,long,long,long)", () -> new Object[] {segment, 1L, 3L, 3L});
         args("observeAll(long[])", () -> new Object[] {new long[] {1, 2, 3}});
@@ -78,6 +80,9 @@ class CloseRuleTest {
         args("contains(long)", () -> new Object[] {1L});
         args("contains(byte[])", () -> new Object[] {BYTES});
         args("contains(CharSequence)", () -> new Object[] {"key-1"});
+        args("contains(byte[],int,int)", () -> new Object[] {BYTES, 1, 3});
+        args("contains(MemorySegment)", () -> new Object[] {segment});
+        args("contains(MemorySegment,long,long)", () -> new Object[] {segment, 1L, 3L});
         args("reap()", () -> new Object[0]);
         args("flush()", () -> new Object[0]);
         args("info()", () -> new Object[0]);
@@ -98,6 +103,9 @@ class CloseRuleTest {
         args("bounds(byte[],double)", () -> new Object[] {BYTES, 0.95});
         args("bounds(CharSequence,double)", () -> new Object[] {"key-1", 0.95});
         args("bounds(long,double)", () -> new Object[] {1L, 0.95});
+        args("bounds(byte[],int,int,double)", () -> new Object[] {BYTES, 1, 3, 0.95});
+        args("bounds(MemorySegment,double)", () -> new Object[] {segment, 0.95});
+        args("bounds(MemorySegment,long,long,double)", () -> new Object[] {segment, 1L, 3L, 0.95});
         args("reset()", () -> new Object[0]);
         args("decay(double)", () -> new Object[] {0.5});
     }
