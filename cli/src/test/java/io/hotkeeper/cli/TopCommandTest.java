@@ -182,6 +182,17 @@ class TopCommandTest {
                 "saltShards")) {
             assertTrue(s.has(f), f);
         }
+        // Every native byte by part: the parts add up to nativeBytes, and counterShare is the tables' share.
+        JsonNode parts = s.get("nativeBytesByPart");
+        long sum = 0;
+        for (var e : parts.properties()) {
+            assertTrue(e.getValue().asLong() > 0, e.toString());
+            sum += e.getValue().asLong();
+        }
+        assertEquals(s.get("nativeBytes").asLong(), sum, parts.toString());
+        assertEquals(s.get("tableBytes").asLong(), parts.get("table").asLong());
+        assertTrue(parts.has("links") && parts.has("shard") && parts.has("salt"), parts.toString());
+        assertEquals((double) parts.get("table").asLong() / sum, s.get("counterShare").asDouble(), 1e-12);
         JsonNode phases = s.get("phases");
         for (String f : List.of("jvm", "options", "setup", "map", "ingest", "output")) {
             assertTrue(phases.get(f).isNumber(), f + " in " + phases);
