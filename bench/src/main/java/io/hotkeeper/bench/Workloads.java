@@ -52,8 +52,9 @@ final class Workloads {
             case "shared" -> builder.saltMode(io.hotkeeper.engine.SaltMode.SHARED);
             case "sharded" -> builder.shardedSalt();
             case "perWorker" -> builder.saltMode(io.hotkeeper.engine.SaltMode.PER_WORKER);
+            case "perTable" -> builder.saltMode(io.hotkeeper.engine.SaltMode.PER_TABLE);
             default -> throw new IllegalArgumentException("salt=" + salt
-                    + ": must be default, shared, sharded or perWorker");
+                    + ": must be default, shared, sharded, perWorker or perTable");
         }
         return builder;
     }

@@ -160,7 +160,7 @@ final class Converters {
         }
     }
 
-    /** {@code shared} or {@code sharded}, case-insensitive. */
+    /** {@code shared}, {@code sharded}, {@code per-worker} or {@code per-table}, case-insensitive. */
     static final class Salt implements ITypeConverter<SaltMode> {
         @Override
         public SaltMode convert(String value) {
@@ -168,8 +168,9 @@ final class Converters {
                 case "shared" -> SaltMode.SHARED;
                 case "sharded" -> SaltMode.SHARDED;
                 case "per-worker", "perworker" -> SaltMode.PER_WORKER;
+                case "per-table", "pertable" -> SaltMode.PER_TABLE;
                 default -> throw new TypeConversionException(
-                        "'" + value + "' is not a salt mode (shared, sharded, per-worker)");
+                        "'" + value + "' is not a salt mode (shared, sharded, per-worker, per-table)");
             };
         }
     }
@@ -190,7 +191,7 @@ final class Converters {
     static final class SaltModes implements Iterable<String> {
         @Override
         public java.util.Iterator<String> iterator() {
-            return java.util.List.of("shared", "sharded", "per-worker").iterator();
+            return java.util.List.of("shared", "sharded", "per-worker", "per-table").iterator();
         }
     }
 }

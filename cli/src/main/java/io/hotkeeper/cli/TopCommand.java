@@ -110,8 +110,8 @@ final class TopCommand implements Callable<Integer> {
 
     @Option(names = "--salt", paramLabel = "MODE", converter = Converters.Salt.class,
             completionCandidates = Converters.SaltModes.class,
-            description = "Eviction salt: shared, sharded or per-worker (default: shared with one table, "
-                    + "per-worker with a table per thread).")
+            description = "Eviction salt: shared, sharded, per-worker or per-table (default: shared with one "
+                    + "table, per-table with a table per thread).")
     SaltMode salt;
 
     @Option(names = "--shared-table",

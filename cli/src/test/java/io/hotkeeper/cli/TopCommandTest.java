@@ -215,7 +215,7 @@ class TopCommandTest {
             assertEquals(0, r.exit(), r.err());
             JsonNode s = JSON.readTree(r.stats());
             assertEquals(c[1], s.get("tables").asInt(), r.err());
-            assertEquals(c[1] == 1 ? "shared" : "per_worker", s.get("saltMode").asText(), r.err());
+            assertEquals(c[1] == 1 ? "shared" : "per_table", s.get("saltMode").asText(), r.err());
             // Every table has one writer (one thread, or a table per thread): nothing to combine.
             assertEquals("off", s.get("combining").asText(), r.err());
             assertTrue(s.get("nativeBytes").asLong() <= s.get("memoryBudget").asLong(), r.err());
@@ -247,7 +247,7 @@ class TopCommandTest {
         Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--memory", "32KiB",
                 file.toString());
         assertEquals(0, r.exit(), r.err());
-        assertEquals("hotkeeper: --memory 32KiB is below the minimum of 2 worker tables, 54016 bytes: the 2 threads "
+        assertEquals("hotkeeper: --memory 32KiB is below the minimum of 2 worker tables, 45056 bytes: the 2 threads "
                 + "share one table", r.err().lines().findFirst().orElseThrow());
         JsonNode s = JSON.readTree(r.stats());
         assertEquals(1, s.get("tables").asInt(), r.err());

@@ -55,7 +55,8 @@ import java.util.Objects;
  * top. Per table: the bucket table, whole 64-byte buckets of 8 slots (any count, 4 KiB .. 64 MiB), its links (8
  * bytes per slot: as large as the table, present with key shards) and 128 bytes of control; with key shards (the
  * default), a shard per worker whose entries follow their keys' length; with hot-key combining engaged, a 4 KiB
- * combiner block per worker; the salt takes 128 bytes per shard and the stats 128 bytes per worker stripe
+ * combiner block per worker; the salt takes 128 bytes per counter (one shared counter by default, one per table
+ * with worker tables) and the stats 128 bytes per worker stripe
  * (allocated even with stats off: a stripe also names its worker for the per-worker salt, the combiners and
  * approximate counting). All of it is off-heap in one {@link Arena} owned by the instance;
  * {@link #info()} reports each part ({@code nativeBytes()}, {@code nativeBytesByPart()}).
@@ -145,7 +146,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     private final TableSet tables;
     /** Whether there is more than one table (per-node or worker tables): estimates sum, topK merges. */
     private final boolean multiTable;
-    private final EvictionSalt salt;
+    /** Salt counters in all (1 shared; the shards; one per worker stripe; one per table). */
+    private final int saltCounters;
     private final StatsStripes stats;
     /** Per-worker hot-key combiners; null when combining is off. */
     private final HotKeyCombiners combiners;
@@ -191,18 +193,21 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         try {
             int exclusive = Math.max(64, 4 * processors);
             int shared = Integer.highestOneBit(Math.max(8, 2 * processors) * 2 - 1);
-            long saltBytes = saltMode == SaltMode.PER_WORKER ? SaltLayout.segmentBytes(1) * (exclusive + shared)
-                    : SaltLayout.segmentBytes(saltShards);
-            // The stats region holds the counters and approximate counting's coins; without either, the stripes
-            // only name workers and nothing is allocated for them.
-            boolean statsRegion = b.recordStats || b.approximateBits != 0;
-            long statsBytes = statsRegion ? StatsStripes.segmentBytes(exclusive, shared) : 0;
-            boolean combine = b.combines();
             // One table per time slice (placed as configured), per node, or one.
             NodeTopology nodes = b.windowSlices > 0 || !b.perNodeTables ? null : topology.get();
             int[] nodeIds = b.windowSlices > 0 ? new int[b.windowSlices] : nodes == null || nodes.nodes().length <= 1
                     ? new int[] {0} : nodes.nodes();
             int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
+            long saltBytes = switch (saltMode) {
+                case PER_WORKER -> SaltLayout.segmentBytes(1) * (exclusive + shared);
+                case PER_TABLE -> SaltLayout.segmentBytes(count);
+                default -> SaltLayout.segmentBytes(saltShards);
+            };
+            // The stats region holds the counters and approximate counting's coins; without either, the stripes
+            // only name workers and nothing is allocated for them.
+            boolean statsRegion = b.recordStats || b.approximateBits != 0;
+            long statsBytes = statsRegion ? StatsStripes.segmentBytes(exclusive, shared) : 0;
+            boolean combine = b.combines();
             // A total budget (memory(total)) bounds every part up front; otherwise the table size is given and the
             // per-worker parts (shards, combiner blocks) follow the workers.
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keyShards,
@@ -211,13 +216,18 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
             TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
                     b.candidateBuckets);
-            if (saltMode == SaltMode.PER_WORKER) {
-                this.salt = EvictionSalt.perWorker(regions.allocate(arena, "salt", saltBytes, SaltLayout.ALIGNMENT,
-                        placement), exclusive + shared);
-            } else {
-                this.salt = new EvictionSalt(regions.allocate(arena, "salt", saltBytes, SaltLayout.ALIGNMENT,
-                        placement), saltShards);
+            MemorySegment saltRegion = regions.allocate(arena, "salt", saltBytes, SaltLayout.ALIGNMENT, placement);
+            EvictionSalt[] salts = new EvictionSalt[count];
+            for (int i = 0; i < count; i++) {
+                // PER_TABLE: table i draws from its own counter (its own 128-byte line); the others share one salt.
+                salts[i] = switch (saltMode) {
+                    case PER_TABLE -> EvictionSalt.perTable(saltRegion.asSlice(SaltLayout.counterOffset(i),
+                            SaltLayout.REGION_BYTES), i, count);
+                    case PER_WORKER -> i == 0 ? EvictionSalt.perWorker(saltRegion, exclusive + shared) : salts[0];
+                    default -> i == 0 ? new EvictionSalt(saltRegion, saltShards) : salts[0];
+                };
             }
+            this.saltCounters = saltMode == SaltMode.PER_TABLE ? count : salts[0].shards();
             this.stats = statsRegion
                     ? new StatsStripes(regions.allocate(arena, "stats", statsBytes, StatsLayout.ALIGNMENT, placement),
                             exclusive, shared, b.recordStats)
@@ -238,12 +248,12 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 if (b.workerTables > 1) {
                     // Worker tables: table i is written by the workers whose stripe is i modulo the count.
                     built[i] = buildTable(b, geometry, tableBytes, placement, "[worker " + i + "]", shardSets, i,
-                            count);
+                            count, salts[i]);
                 } else {
                     // Per-node tables: table i lives on node i and is written only by threads running there.
                     Placement where = count == 1 || b.windowSlices > 0 ? placement : Placement.node(nodeIds[i]);
                     String suffix = count == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
-                    built[i] = buildTable(b, geometry, tableBytes, where, suffix, shardSets, i, count);
+                    built[i] = buildTable(b, geometry, tableBytes, where, suffix, shardSets, i, count, salts[i]);
                 }
             }
             // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
@@ -280,7 +290,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     /** One table (and its key shards) in the given placement; region names end with {@code suffix}. */
     private BucketTable buildTable(HotkeeperBuilder b, TableGeometry geometry, long tableBytes, Placement placement,
-                                   String suffix, KeyShards[] shardSets, int index, int count) {
+                                   String suffix, KeyShards[] shardSets, int index, int count,
+                                   EvictionSalt salt) {
         MemorySegment tableSegment = regions.allocate(arena, "table" + suffix, tableBytes,
                 TableLayout.TABLE_ALIGNMENT, placement);
         MemorySegment control = regions.allocate(arena, "control" + suffix, BucketTable.CONTROL_BYTES, 128,
@@ -794,7 +805,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             int shardCount = tables.shardCount();
             long shardBytes = tables.shardBytes();
             return new HotkeeperInfo(k, tableBytes(), table.bucketCount(), lottery.base(), saltMode,
-                    salt.shards(), shards != null, shardCount, shards == null ? 0 : shards.capacity(),
+                    saltCounters, shards != null, shardCount, shards == null ? 0 : shards.capacity(),
                     shards == null ? 0 : shards.maxKeyBytes(), shards == null ? 0 : table.promotionFloor(),
                     shardBytes, tables.count(), combiners == null ? CombiningMode.OFF
                             : combiners.auto() ? CombiningMode.AUTO : CombiningMode.ON,
@@ -868,10 +879,13 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         return saltMode;
     }
 
-    /** Number of salt counters (1 when shared). Threads: any. Progress: wait-free. */
+    /**
+     * Number of salt counters: 1 when shared, the shards when sharded, one per worker stripe or per table.
+     * Threads: any. Progress: wait-free.
+     */
     public int saltShards() {
         ensureOpen();
-        return salt.shards();
+        return saltCounters;
     }
 
     /** The lottery's decay base. Threads: any. Progress: wait-free. */

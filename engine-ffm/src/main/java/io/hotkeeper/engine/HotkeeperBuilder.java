@@ -380,8 +380,9 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * The eviction salt: {@link SaltMode#SHARED} by default, {@link SaltMode#PER_WORKER} by default with
-     * {@linkplain Partitioning#perWorker per-worker tables}.
+     * The eviction salt: {@link SaltMode#SHARED} by default, {@link SaltMode#PER_TABLE} by default with
+     * {@linkplain Partitioning#perWorker per-worker tables} (each table's own counter, 128 bytes per table).
+     * Threads: the builder's (not thread-safe). Progress: wait-free.
      */
     public HotkeeperBuilder saltMode(SaltMode saltMode) {
         Objects.requireNonNull(saltMode, "saltMode");
@@ -476,7 +477,7 @@ public final class HotkeeperBuilder {
      * chosen, or per-worker with worker tables (each worker's draws from its own counter), shared otherwise.
      */
     SaltMode effectiveSaltMode() {
-        return saltMode != null ? saltMode : workerTables > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
+        return saltMode != null ? saltMode : workerTables > 1 ? SaltMode.PER_TABLE : SaltMode.SHARED;
     }
 
     /**

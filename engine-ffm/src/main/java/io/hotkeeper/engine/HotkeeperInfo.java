@@ -93,12 +93,12 @@ public final class HotkeeperInfo {
         return decayBase;
     }
 
-    /** The eviction salt: shared, sharded or per-worker. */
+    /** The eviction salt: shared, sharded, per worker or per table. */
     public SaltMode saltMode() {
         return saltMode;
     }
 
-    /** Salt counters (sharded mode; 1 otherwise). */
+    /** Salt counters: the shards (sharded), one per worker stripe (per worker) or per table (per table); else 1. */
     public int saltShards() {
         return saltShards;
     }

@@ -22,7 +22,7 @@ class ConfigurationChecksTest {
                 "keyShards(false) with expelledKeyListener");
         refused(() -> Hotkeeper.builder().saltShards(4), "saltShards=4 with saltMode SHARED");
         refused(() -> Hotkeeper.builder()
-                .partitioning(Partitioning.perWorker(2)).saltShards(4), "saltShards=4 with saltMode PER_WORKER");
+                .partitioning(Partitioning.perWorker(2)).saltShards(4), "saltShards=4 with saltMode PER_TABLE");
         refused(() -> Hotkeeper.builder().combining(CombiningMode.OFF).combiner(64, 16), "combiner(...) with combining OFF");
         refused(() -> Hotkeeper.builder()
                 .partitioning(Partitioning.perWorker(2)).combiner(64, 16), "AUTO stays off with per-worker tables");

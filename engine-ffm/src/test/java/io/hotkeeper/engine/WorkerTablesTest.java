@@ -63,7 +63,9 @@ class WorkerTablesTest {
                 } else {
                     assertEquals(0, hk.stats().evictionAttempts(), "worker tables: B's bucket is its own");
                     assertEquals(1, hk.estimate(0L));
-                    assertEquals(SaltMode.PER_WORKER, hk.saltMode(), "the default salt of worker tables");
+                    assertEquals(SaltMode.PER_TABLE, hk.saltMode(), "the default salt of worker tables");
+                    assertEquals(tables, hk.saltShards(), "one salt counter per table");
+                    assertEquals(128L * tables, hk.info().nativeBytesByPart().get("salt"), "128 bytes per table");
                     assertEquals(CombiningMode.OFF, hk.info().combining(), "AUTO stays off: tables are own");
                 }
                 for (long key : heavy) {

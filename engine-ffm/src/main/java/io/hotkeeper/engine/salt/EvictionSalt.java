@@ -13,7 +13,8 @@ import java.lang.invoke.VarHandle;
  * <p>Shard {@code i} of {@code n} emits {@code i, i + n, i + 2n, ...}; the residue classes mod n are disjoint, so
  * no two shards ever emit the same value, and each shard's own sequence strictly increases. With one shard this
  * is the plain counter 0, 1, 2, ... A value could only repeat after 2^64 / n draws from one shard (over 500
- * years at 10^9 draws per second).
+ * years at 10^9 draws per second). A per-table salt ({@link #perTable}) is one such shard of an instance whose n
+ * tables each have their own.
  *
  * <p>Happens-before: none is promised between draws; only atomicity of each getAndAdd matters, which is what
  * makes values unique. Threads: any. Progress: wait-free ({@code lock xadd} on x86; a CAS loop on LL/SC
@@ -28,6 +29,8 @@ public final class EvictionSalt {
     private final int shardMask;
     /** PER_WORKER mode: the counter is picked by the caller's worker, not by the spare bits. */
     private final boolean perWorker;
+    /** What each draw adds to its counter: the number of residue classes the instance's counters use. */
+    private final long stride;
 
     /**
      * A salt with {@code shards} counters (a power of two in 1..32) in a segment from {@code arena}, which owns
@@ -55,7 +58,27 @@ public final class EvictionSalt {
         return new EvictionSalt(region, stripes, true);
     }
 
+    /**
+     * The salt of table {@code table} of {@code tables} (PER_TABLE mode): one counter over {@code region}, which
+     * holds {@link SaltLayout#segmentBytes segmentBytes(1)}, emitting {@code table, table + tables, ...}; the
+     * tables' values are disjoint, as sharded counters' are. Threads: one, before publication.
+     *
+     * @throws IllegalArgumentException if {@code table} is not in {@code 0..tables-1} or {@code tables < 1}
+     */
+    public static EvictionSalt perTable(MemorySegment region, int table, int tables) {
+        if (tables < 1 || table < 0 || table >= tables) {
+            throw new IllegalArgumentException("table=" + table + ", tables=" + tables
+                    + ": must be 0 <= table < tables");
+        }
+        return new EvictionSalt(region, 1, false, table, tables);
+    }
+
     private EvictionSalt(MemorySegment region, int shards, boolean perWorker) {
+        this(region, shards, perWorker, 0, shards);
+    }
+
+    /** Counter i starts at {@code first + i} and every draw adds {@code stride}. */
+    private EvictionSalt(MemorySegment region, int shards, boolean perWorker, long first, long stride) {
         if (region.byteSize() < SaltLayout.segmentBytes(shards)) {
             throw new IllegalArgumentException("salt segment: size=" + region.byteSize() + ": must be >= "
                     + SaltLayout.segmentBytes(shards));
@@ -64,9 +87,10 @@ public final class EvictionSalt {
         this.shardMask = shards - 1;
         this.region = region;
         this.perWorker = perWorker;
+        this.stride = stride;
         for (int i = 0; i < shards; i++) {
             // Plain stores: the segment is published to other threads by the final field of the owning instance.
-            COUNTER.set(region, SaltLayout.counterOffset(i), (long) i);
+            COUNTER.set(region, SaltLayout.counterOffset(i), first + i);
         }
     }
 
@@ -94,7 +118,7 @@ public final class EvictionSalt {
         }
         long offset = SaltLayout.counterOffset((int) spare & shardMask);
         // Volatile getAndAdd: atomicity is the whole contract; on x86 every RMW mode is the same lock xadd.
-        return (long) COUNTER.getAndAdd(region, offset, (long) shards);
+        return (long) COUNTER.getAndAdd(region, offset, stride);
     }
 
     /**
@@ -109,7 +133,7 @@ public final class EvictionSalt {
         }
         // The worker's stripe offset: counters use the stats stripes' 128-byte geometry. Atomic even for an
         // exclusive worker: uniqueness must not depend on how a dead thread's id was handed on.
-        return (long) COUNTER.getAndAdd(region, WorkerHandle.stripeOffset(worker), (long) shards);
+        return (long) COUNTER.getAndAdd(region, WorkerHandle.stripeOffset(worker), stride);
     }
 
     /** Whether counters are picked per worker. Threads: any. Progress: wait-free. */

@@ -109,6 +109,60 @@ class EvictionSaltTest {
     }
 
     @Test
+    void perTableCountersNeverRepeatAcrossTablesAndKeepTheirTablesResidueClass() throws Exception {
+        int tables = 3; // not a power of two: residue classes need none
+        int threads = 4;
+        int perThread = 200_000;
+        long[][] drawn = new long[threads][perThread];
+        try (Arena arena = Arena.ofShared()) {
+            var region = arena.allocate(SaltLayout.segmentBytes(tables), SaltLayout.ALIGNMENT);
+            EvictionSalt[] salts = new EvictionSalt[tables];
+            for (int i = 0; i < tables; i++) {
+                salts[i] = EvictionSalt.perTable(region.asSlice(SaltLayout.counterOffset(i), SaltLayout.REGION_BYTES),
+                        i, tables);
+                assertEquals(i, salts[i].peek(0), "table i starts at i");
+            }
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                // Threads 0 and 3 share table 0 (more workers than tables); 1 and 2 have tables of their own.
+                EvictionSalt salt = salts[id % tables];
+                workers.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        drawn[id][i] = salt.next(i, WorkerHandle.NO_HANDLE);
+                    }
+                }));
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            for (int t = 0; t < threads; t++) {
+                long last = -1;
+                for (long v : drawn[t]) {
+                    assertEquals(t % tables, v % tables, "value " + v + " outside table " + t % tables + "'s class");
+                    assertTrue(v > last, "a table's values increase");
+                    last = v;
+                }
+            }
+            long total = 0;
+            for (int i = 0; i < tables; i++) {
+                total += (salts[i].peek(0) - i) / tables;
+            }
+            assertEquals((long) threads * perThread, total, "every draw advanced its table's counter once");
+        }
+        long[] all = Arrays.stream(drawn).flatMapToLong(Arrays::stream).sorted().toArray();
+        for (int i = 1; i < all.length; i++) {
+            assertTrue(all[i] != all[i - 1], "salt value repeated: " + all[i]);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            var slice = arena.allocate(SaltLayout.REGION_BYTES, SaltLayout.ALIGNMENT);
+            assertThrows(IllegalArgumentException.class, () -> EvictionSalt.perTable(slice, 2, 2));
+            assertThrows(IllegalArgumentException.class, () -> EvictionSalt.perTable(slice, -1, 2));
+            assertThrows(IllegalArgumentException.class, () -> EvictionSalt.perTable(slice, 0, 0));
+        }
+    }
+
+    @Test
     void shardCountFollowsProcessorsRoundedUpAndCapped() {
         assertEquals(1, SaltLayout.shardsFor(1));
         assertEquals(2, SaltLayout.shardsFor(2));
