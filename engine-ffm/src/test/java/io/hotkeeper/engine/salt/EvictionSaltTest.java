@@ -11,6 +11,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
+import java.util.function.IntFunction;
+import java.util.function.LongUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -74,36 +76,19 @@ class EvictionSaltTest {
     @Test
     void perWorkerCountersNeverRepeatAcrossThreadsEvenWhenThreadsShareAStripe() throws Exception {
         int stripes = 5; // not a power of two: residue classes need none
-        int threads = 4;
-        int perThread = 200_000;
-        long[][] drawn = new long[threads][perThread];
         try (Arena arena = Arena.ofShared()) {
             EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(1) * stripes, 128),
                     stripes);
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int id = t;
-                // Threads 0 and 1 are one shared worker (a carrier's virtual threads); 2 and 3 are exclusive.
-                long worker = WorkerHandle.handle(id < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(id),
+            // Threads 0 and 1 are one shared worker (a carrier's virtual threads); 2 and 3 are exclusive.
+            long[][] drawn = drawUnique(4, t -> {
+                long worker = WorkerHandle.handle(t < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(t),
                         stripes - 1, 0);
-                workers.add(Thread.ofPlatform().start(() -> {
-                    for (int i = 0; i < perThread; i++) {
-                        drawn[id][i] = salt.next(i, worker);
-                    }
-                }));
-            }
-            for (Thread w : workers) {
-                w.join();
-            }
-        }
-        long[] all = Arrays.stream(drawn).flatMapToLong(Arrays::stream).sorted().toArray();
-        for (int i = 1; i < all.length; i++) {
-            assertTrue(all[i] != all[i - 1], "salt value repeated: " + all[i]);
-        }
-        for (int t = 0; t < threads; t++) {
-            int counter = t < 2 ? 0 : t;
-            for (long v : drawn[t]) {
-                assertEquals(counter, v % stripes);
+                return i -> salt.next(i, worker);
+            });
+            for (int t = 0; t < drawn.length; t++) {
+                for (long v : drawn[t]) {
+                    assertEquals(t < 2 ? 0 : t, v % stripes);
+                }
             }
         }
     }
@@ -111,9 +96,6 @@ class EvictionSaltTest {
     @Test
     void perTableCountersNeverRepeatAcrossTablesAndKeepTheirTablesResidueClass() throws Exception {
         int tables = 3; // not a power of two: residue classes need none
-        int threads = 4;
-        int perThread = 200_000;
-        long[][] drawn = new long[threads][perThread];
         try (Arena arena = Arena.ofShared()) {
             var region = arena.allocate(SaltLayout.segmentBytes(tables), SaltLayout.ALIGNMENT);
             EvictionSalt[] salts = new EvictionSalt[tables];
@@ -122,21 +104,9 @@ class EvictionSaltTest {
                         i, tables);
                 assertEquals(i, salts[i].peek(0), "table i starts at i");
             }
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int id = t;
-                // Threads 0 and 3 share table 0 (more workers than tables); 1 and 2 have tables of their own.
-                EvictionSalt salt = salts[id % tables];
-                workers.add(Thread.ofPlatform().start(() -> {
-                    for (int i = 0; i < perThread; i++) {
-                        drawn[id][i] = salt.next(i, WorkerHandle.NO_HANDLE);
-                    }
-                }));
-            }
-            for (Thread w : workers) {
-                w.join();
-            }
-            for (int t = 0; t < threads; t++) {
+            // Threads 0 and 3 share table 0 (more workers than tables); 1 and 2 have tables of their own.
+            long[][] drawn = drawUnique(4, t -> i -> salts[t % tables].next(i, WorkerHandle.NO_HANDLE));
+            for (int t = 0; t < drawn.length; t++) {
                 long last = -1;
                 for (long v : drawn[t]) {
                     assertEquals(t % tables, v % tables, "value " + v + " outside table " + t % tables + "'s class");
@@ -148,11 +118,7 @@ class EvictionSaltTest {
             for (int i = 0; i < tables; i++) {
                 total += (salts[i].peek(0) - i) / tables;
             }
-            assertEquals((long) threads * perThread, total, "every draw advanced its table's counter once");
-        }
-        long[] all = Arrays.stream(drawn).flatMapToLong(Arrays::stream).sorted().toArray();
-        for (int i = 1; i < all.length; i++) {
-            assertTrue(all[i] != all[i - 1], "salt value repeated: " + all[i]);
+            assertEquals(4L * PER_THREAD, total, "every draw advanced its table's counter once");
         }
         try (Arena arena = Arena.ofConfined()) {
             var slice = arena.allocate(SaltLayout.REGION_BYTES, SaltLayout.ALIGNMENT);
@@ -160,6 +126,34 @@ class EvictionSaltTest {
             assertThrows(IllegalArgumentException.class, () -> EvictionSalt.perTable(slice, -1, 2));
             assertThrows(IllegalArgumentException.class, () -> EvictionSalt.perTable(slice, 0, 0));
         }
+    }
+
+    private static final int PER_THREAD = 200_000;
+
+    /**
+     * {@code threads} platform threads each draw {@link #PER_THREAD} values through the drawer {@code drawerFor}
+     * gives it (called with the draw's index); returns them per thread, after checking that no value repeats.
+     */
+    private static long[][] drawUnique(int threads, IntFunction<LongUnaryOperator> drawerFor) throws Exception {
+        long[][] drawn = new long[threads][PER_THREAD];
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            LongUnaryOperator draw = drawerFor.apply(t);
+            workers.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < PER_THREAD; i++) {
+                    drawn[id][i] = draw.applyAsLong(i);
+                }
+            }));
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        long[] all = Arrays.stream(drawn).flatMapToLong(Arrays::stream).sorted().toArray();
+        for (int i = 1; i < all.length; i++) {
+            assertTrue(all[i] != all[i - 1], "salt value repeated: " + all[i]);
+        }
+        return drawn;
     }
 
     @Test
