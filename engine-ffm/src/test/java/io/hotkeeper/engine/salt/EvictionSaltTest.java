@@ -1,6 +1,7 @@
 package io.hotkeeper.engine.salt;
 
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -73,19 +74,18 @@ class EvictionSaltTest {
 
     @Test
     void perWorkerCountersNeverRepeatAcrossThreadsEvenWhenThreadsShareAStripe() throws Exception {
-        int stripes = 5; // not a power of two: residue classes need none
+        WorkerSpace space = new WorkerSpace(4, 1);
+        int stripes = space.stripes(); // 5, not a power of two: residue classes need none
         int threads = 4;
         int perThread = 200_000;
         long[][] drawn = new long[threads][perThread];
         try (Arena arena = Arena.ofShared()) {
-            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(1) * stripes, 128),
-                    stripes);
+            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(space.regionBytes(), 128), stripes);
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int id = t;
                 // Threads 0 and 1 are one shared worker (a carrier's virtual threads); 2 and 3 are exclusive.
-                long worker = WorkerHandle.handle(id < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(id),
-                        stripes - 1, 0);
+                long worker = space.handleOf(id < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(id));
                 workers.add(Thread.ofPlatform().start(() -> {
                     for (int i = 0; i < perThread; i++) {
                         drawn[id][i] = salt.next(i, worker);
