@@ -12,7 +12,7 @@ package io.hotkeeper.engine.worker;
  *  | stripe 0 | stripe 1 | ... | stripe exclusive - 1   | shared 0 | ... | shared sharedStripes - 1 |
  *  +----------+----------+-----+------------------------+----------+-----+-------------------------+
  *  exclusive stripes: worker id i (a platform thread, or a carrier's virtual threads) owns stripe i
- *  shared stripes:    every other id, by its low bits (id & (sharedStripes - 1)); several writers, atomic updates
+ *  shared stripes:    every other id, by its low bits (id &amp; (sharedStripes - 1)); several writers, atomic updates
  * </pre>
  *
  * <p>Immutable, so it is safe to share once built. Threads: any. Progress: wait-free ({@link #current()} after the
