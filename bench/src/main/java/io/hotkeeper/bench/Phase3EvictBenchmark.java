@@ -5,6 +5,7 @@ import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TableGeometry;
@@ -128,6 +129,7 @@ public class Phase3EvictBenchmark {
         MemorySegment segment;
         /** The view over {@link #segment} with the shared salt; null for {@code perThread}. */
         BucketTable table;
+        WorkerSpace workers;
         StatsStripes stats;
         DecayLottery lottery;
 
@@ -137,13 +139,13 @@ public class Phase3EvictBenchmark {
                 throw new IllegalArgumentException("occupantCount=" + occupantCount + ": must be >= 1");
             }
             arena = Arena.ofShared();
-            stats = new StatsStripes(arena, STATS_STRIPES, 8);
+            workers = new WorkerSpace(STATS_STRIPES, 8);
+            stats = new StatsStripes(arena, workers);
             EvictionSalt sharedSalt = switch (salt) {
                 case "shared" -> new EvictionSalt(arena, 1);
                 case "sharded" -> new EvictionSalt(arena, shards);
                 case "perWorker" -> EvictionSalt.perWorker(
-                        arena.allocate(SaltLayout.segmentBytes(1) * (STATS_STRIPES + 8), SaltLayout.ALIGNMENT),
-                        STATS_STRIPES + 8);
+                        arena.allocate(workers.regionBytes(), SaltLayout.ALIGNMENT), workers.stripes());
                 case "perThread" -> null;
                 default -> throw new IllegalArgumentException(
                         "salt=" + salt + ": must be shared, sharded, perWorker or perThread");
@@ -193,7 +195,7 @@ public class Phase3EvictBenchmark {
         public void setup(Table table, ThreadParams threads) {
             int index = threads.getThreadIndex();
             // Worker = the thread index, not shared: stripe `index` is this thread's alone.
-            self = table.stats.handleOf(index);
+            self = table.workers.handleOf(index);
             if (table.table != null) {
                 this.table = table.table;
             } else {

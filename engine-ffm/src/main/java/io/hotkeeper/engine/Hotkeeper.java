@@ -30,6 +30,7 @@ import io.hotkeeper.engine.core.SnapshotReplay;
 import io.hotkeeper.engine.core.SnapshotTables;
 import io.hotkeeper.engine.core.TableSet;
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -56,9 +57,9 @@ import java.util.Objects;
  * bytes per slot: as large as the table, present with key shards) and 128 bytes of control; with key shards (the
  * default), a shard per worker whose entries follow their keys' length; with hot-key combining engaged, a 4 KiB
  * combiner block per worker; the salt takes 128 bytes per counter (one shared counter by default, one per table
- * with worker tables) and the stats 128 bytes per worker stripe
- * (allocated even with stats off: a stripe also names its worker for the per-worker salt, the combiners and
- * approximate counting). All of it is off-heap in one {@link Arena} owned by the instance;
+ * with worker tables, one per worker stripe with the per-worker salt) and the stats 128 bytes per worker stripe
+ * (only with {@link HotkeeperBuilder#recordStats()} or approximate counting, whose coin state shares the stripe).
+ * All of it is off-heap in one {@link Arena} owned by the instance;
  * {@link #info()} reports each part ({@code nativeBytes()}, {@code nativeBytesByPart()}).
  *
  * <h2>Updating</h2>
@@ -92,7 +93,8 @@ import java.util.Objects;
  * References: [1] Gong et al., HeavyKeeper, USENIX ATC 2018 and IEEE/ACM ToN 2019. [2] Yang et al., HeavyGuardian,
  * KDD 2018 (buckets of several cells, decay the weakest). [3] docs/decisions/salt.md (shared vs sharded salt).
  * The instance is a thin facade: hashing in KeyHasher, the phases in BucketTable, the salt in EvictionSalt,
- * stats in StatsStripes; each owns one region of the arena.
+ * stats in StatsStripes; each owns one region of the arena. The workers, their stripe geometry and the lookup of
+ * the calling thread's worker, are one WorkerSpace, which every per-worker part is built with.
  *
  * <p>Size: the facade carries the contract javadoc (threads, progress, close rule) of its sixty-odd public methods
  * (the observe overloads' in KeyObserver) and the wiring of the parts in its constructor; the logic lives in
@@ -148,6 +150,9 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     private final boolean multiTable;
     /** Salt counters in all (1 shared; the shards; one per worker stripe; one per table). */
     private final int saltCounters;
+    /** The workers: stripe geometry and the calling thread's worker ({@link WorkerSpace#current()}). */
+    private final WorkerSpace workers;
+    /** Counters and coins; {@link StatsStripes#off()} with stats off and exact counting. */
     private final StatsStripes stats;
     /** Per-worker hot-key combiners; null when combining is off. */
     private final HotKeyCombiners combiners;
@@ -191,28 +196,27 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         this.regions = new RegionAllocator();
         Placement placement = b.placement;
         try {
-            int exclusive = Math.max(64, 4 * processors);
-            int shared = Integer.highestOneBit(Math.max(8, 2 * processors) * 2 - 1);
+            this.workers = WorkerSpace.forProcessors(processors);
             // One table per time slice (placed as configured), per node, or one.
             NodeTopology nodes = b.windowSlices > 0 || !b.perNodeTables ? null : topology.get();
             int[] nodeIds = b.windowSlices > 0 ? new int[b.windowSlices] : nodes == null || nodes.nodes().length <= 1
                     ? new int[] {0} : nodes.nodes();
             int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
             long saltBytes = switch (saltMode) {
-                case PER_WORKER -> SaltLayout.segmentBytes(1) * (exclusive + shared);
+                case PER_WORKER -> SaltLayout.segmentBytes(workers.stripes());
                 case PER_TABLE -> SaltLayout.segmentBytes(count);
                 default -> SaltLayout.segmentBytes(saltShards);
             };
-            // The stats region holds the counters and approximate counting's coins; without either, the stripes
-            // only name workers and nothing is allocated for them.
+            // The stats region holds the counters and approximate counting's coins; without either, nothing is
+            // allocated for it.
             boolean statsRegion = b.recordStats || b.approximateBits != 0;
-            long statsBytes = statsRegion ? StatsStripes.segmentBytes(exclusive, shared) : 0;
+            long statsBytes = statsRegion ? StatsStripes.segmentBytes(workers) : 0;
             boolean combine = b.combines();
             // A total budget (memory(total)) bounds every part up front; otherwise the table size is given and the
             // per-worker parts (shards, combiner blocks) follow the workers.
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keyShards,
                     count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
-                    b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, exclusive));
+                    b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, workers.exclusiveStripes()));
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
             TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
                     b.candidateBuckets);
@@ -223,20 +227,20 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 salts[i] = switch (saltMode) {
                     case PER_TABLE -> EvictionSalt.perTable(saltRegion.asSlice(SaltLayout.counterOffset(i),
                             SaltLayout.REGION_BYTES), i, count);
-                    case PER_WORKER -> i == 0 ? EvictionSalt.perWorker(saltRegion, exclusive + shared) : salts[0];
+                    case PER_WORKER -> i == 0 ? EvictionSalt.perWorker(saltRegion, workers.stripes()) : salts[0];
                     default -> i == 0 ? new EvictionSalt(saltRegion, saltShards) : salts[0];
                 };
             }
             this.saltCounters = saltMode == SaltMode.PER_TABLE ? count : salts[0].shards();
             this.stats = statsRegion
                     ? new StatsStripes(regions.allocate(arena, "stats", statsBytes, StatsLayout.ALIGNMENT, placement),
-                            exclusive, shared, b.recordStats)
-                    : StatsStripes.namesOnly(exclusive, shared);
+                            workers, b.recordStats)
+                    : StatsStripes.off();
             // A worker's combiner block is created by its own first admission, so it lands on its node like a shard.
             // Under a budget, only the first plan.combinerBlocks() workers get one; the others do not combine.
-            int combinerWorkers = plan == null ? exclusive : plan.combinerBlocks();
-            this.combiners = !combine || combinerWorkers == 0 ? null : new HotKeyCombiners(stats, combinerWorkers,
-                    b.combinerEntries, b.flushThreshold, 2L * b.flushThreshold,
+            int combinerWorkers = plan == null ? workers.exclusiveStripes() : plan.combinerBlocks();
+            this.combiners = !combine || combinerWorkers == 0 ? null : new HotKeyCombiners(workers, stats,
+                    combinerWorkers, b.combinerEntries, b.flushThreshold, 2L * b.flushThreshold,
                     bytes -> placement.equals(Placement.DEFAULT)
                             ? regions.allocate(arena, "combiner", bytes, CombinerLayout.ALIGNMENT, placement)
                             : regions.allocateOnCurrentNode(arena, "combiner", bytes, CombinerLayout.ALIGNMENT),
@@ -308,7 +312,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         int shardLimit = plan != null ? plan.shards() : 0;
         long shardBytes = plan != null ? plan.shardBytes() : ShardLayout.shardBytes(capacity, b.maxKeyBytes);
         return new BucketTable(tableSegment, geometry, lottery, salt, stats, b.promotionFloor,
-                t -> shardSets[index] = new KeyShards(t, links, stats, capacity, shardBytes, shardLimit,
+                t -> shardSets[index] = new KeyShards(t, links, workers, stats, capacity, shardBytes, shardLimit,
                         b.maxKeyBytes,
                         expelledKeys,
                         // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
@@ -1281,14 +1285,14 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     // ---------------------------------------------------------------- internals
 
-    /** The calling thread's worker (a {@link WorkerHandle}). */
+    /** The calling thread's worker ({@link WorkerHandle}). */
     private long worker() {
-        return stats.currentWorker();
+        return workers.current();
     }
 
     /** The worker an observation carries: the caller's, or {@link WorkerHandle#NO_HANDLE} when nothing needs it. */
     private long observeWorker() {
-        return lookupOnObserve ? stats.currentWorker() : WorkerHandle.NO_HANDLE;
+        return lookupOnObserve ? workers.current() : WorkerHandle.NO_HANDLE;
     }
 
     /** {@code weight} units of the key of {@code hash}: one through the combiner (when on), more to the table. */

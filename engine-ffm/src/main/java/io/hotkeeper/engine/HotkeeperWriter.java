@@ -27,8 +27,9 @@ import java.util.Objects;
  * <p>On a virtual thread the writer keeps the worker of the carrier it was made on. Virtual threads take turns
  * on carriers and may move between them, so such a worker's state is always written with atomic updates or
  * under the carrier's try-lock, whichever carrier the virtual thread runs on later: a writer used after its
- * virtual thread moved is still correct, it only writes the first carrier's stripe. Make the writer on the
- * virtual thread that uses it, as for a platform thread.
+ * virtual thread moved is still correct, it only writes the first carrier's stripe (and promotes into its key
+ * shard, whose busy gate admits one thread at a time). Make the writer on the virtual thread that uses it, as for
+ * a platform thread.
  *
  * <p>Progress: as the sketch's methods (observations lock-free, no allocation). After the sketch is closed every
  * method throws {@link IllegalStateException} ({@link Hotkeeper#CLOSED_MESSAGE}).

@@ -3,6 +3,7 @@ package io.hotkeeper.jcstress;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import org.openjdk.jcstress.annotations.Actor;
@@ -43,6 +44,8 @@ public final class ApproximateRefreshTest {
 
     static final int APPROXIMATE_BITS = 4;
     static final int STRIPES = 32;
+    /** {@link #STRIPES} exclusive stripes, one shared. */
+    static final WorkerSpace WORKERS = new WorkerSpace(STRIPES, 1);
     static final long START = 32;
     static final long FP_K = 0x1234;
     static final long HASH_K = Fixtures.hash(0, FP_K);
@@ -53,9 +56,9 @@ public final class ApproximateRefreshTest {
     static {
         long[] found = new long[2];
         int n = 0;
-        StatsStripes probe = new StatsStripes(Arena.ofAuto(), STRIPES, 1);
+        StatsStripes probe = new StatsStripes(Arena.ofAuto(), WORKERS);
         for (int s = 0; s < STRIPES && n < 2; s++) {
-            long worker = probe.handleOf(WorkerHandle.exclusive(s));
+            long worker = WORKERS.handleOf(WorkerHandle.exclusive(s));
             boolean first = (probe.random(worker) & 3) == 0;
             boolean second = (probe.random(worker) & 3) == 0;
             if (first && !second) {
@@ -76,7 +79,7 @@ public final class ApproximateRefreshTest {
 
         Fixture() {
             Arena arena = Arena.ofAuto();
-            stats = new StatsStripes(arena, STRIPES, 1);
+            stats = new StatsStripes(arena, WORKERS);
             table = Fixtures.table(Fixtures.tableSegment(arena, Fixtures.INDEX_BITS), Fixtures.INDEX_BITS,
                     Fixtures.LOTTERY, new EvictionSalt(arena, 1), stats, Long.MAX_VALUE, t -> null, APPROXIMATE_BITS);
             table.putSlot(Fixtures.BUCKET, 0, TableLayout.word(FP_K, START));

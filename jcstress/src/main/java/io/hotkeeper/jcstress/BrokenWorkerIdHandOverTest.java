@@ -2,6 +2,7 @@ package io.hotkeeper.jcstress;
 
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -44,7 +45,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(id = ".*", expect = FORBIDDEN, desc = "Not expected even from the broken registry")
 @State
 public class BrokenWorkerIdHandOverTest {
-    final StatsStripes stats = new StatsStripes(Arena.ofAuto(), 8, 1);
+    final WorkerSpace workers = new WorkerSpace(8, 1);
+    final StatsStripes stats = new StatsStripes(Arena.ofAuto(), workers);
     final BrokenIds ids = new BrokenIds();
     int idT = -1;
     int idR = -2;
@@ -77,7 +79,7 @@ public class BrokenWorkerIdHandOverTest {
     public void dyingThread(III_Result r) {
         Thread t = Thread.ofPlatform().start(() -> {
             int id = ids.tryRegister();
-            long worker = stats.handleOf(id);
+            long worker = workers.handleOf(id);
             for (int i = 0; i < WorkerIdHandOverTest.WRITES - 1; i++) {
                 stats.add(worker, StatsLayout.REFRESHES, 1);
             }
@@ -99,7 +101,7 @@ public class BrokenWorkerIdHandOverTest {
                 Thread.onSpinWait();
             }
             int id = ids.tryRegister();
-            long worker = stats.handleOf(id);
+            long worker = workers.handleOf(id);
             seenByR = stats.sum(StatsLayout.REFRESHES);
             stats.add(worker, StatsLayout.REFRESHES, 1);
             idR = id;

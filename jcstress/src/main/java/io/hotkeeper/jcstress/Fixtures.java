@@ -10,6 +10,7 @@ import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -222,11 +223,12 @@ public final class Fixtures {
         Table() {
             Arena arena = Arena.ofAuto();
             this.salt = new EvictionSalt(arena, 1);
-            this.stats = new StatsStripes(arena, 2, 1);
+            WorkerSpace workers = new WorkerSpace(2, 1);
+            this.stats = new StatsStripes(arena, workers);
             this.table = table(tableSegment(arena, INDEX_BITS), INDEX_BITS, LOTTERY, salt, stats, Long.MAX_VALUE,
                     t -> null, 0);
-            this.worker1 = stats.handleOf(0);
-            this.worker2 = stats.handleOf(1);
+            this.worker1 = workers.handleOf(0);
+            this.worker2 = workers.handleOf(1);
         }
 
         /**
@@ -237,27 +239,29 @@ public final class Fixtures {
         Table(TrackedSlots tracked) {
             Arena arena = Arena.ofAuto();
             this.salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(1) * 2, SaltLayout.ALIGNMENT), 2);
-            this.stats = new StatsStripes(arena, 2, 1);
+            WorkerSpace workers = new WorkerSpace(2, 1);
+            this.stats = new StatsStripes(arena, workers);
             this.table = table(tableSegment(arena, INDEX_BITS), INDEX_BITS, LOTTERY, salt, stats, Long.MAX_VALUE,
                     t -> tracked, 0);
-            this.worker1 = stats.handleOf(0);
-            this.worker2 = stats.handleOf(1);
+            this.worker1 = workers.handleOf(0);
+            this.worker2 = workers.handleOf(1);
         }
 
         /**
          * A table of {@code geometry} (for example two candidate buckets per key), a fresh single-counter salt, no
          * promotion, nothing tracked, stats with one exclusive stripe for each of {@code actors} actors (workers
-         * 0, 1, ... by {@link StatsStripes#handleOf}).
+         * 0, 1, ... by {@link WorkerSpace#handleOf}).
          */
         public Table(TableGeometry geometry, int actors) {
             Arena arena = Arena.ofAuto();
             this.salt = new EvictionSalt(arena, 1);
-            this.stats = new StatsStripes(arena, actors, 1);
+            WorkerSpace workers = new WorkerSpace(actors, 1);
+            this.stats = new StatsStripes(arena, workers);
             this.table = new BucketTable(arena.allocate(geometry.tableBytes(), TableLayout.TABLE_ALIGNMENT), geometry,
                     LOTTERY, salt, stats, Long.MAX_VALUE, t -> null, 0,
                     arena.allocate(BucketTable.CONTROL_BYTES, TableLayout.TABLE_ALIGNMENT));
-            this.worker1 = stats.handleOf(0);
-            this.worker2 = stats.handleOf(1);
+            this.worker1 = workers.handleOf(0);
+            this.worker2 = workers.handleOf(1);
         }
 
         /** Slots of the whole table whose fingerprint is {@code fp}. */

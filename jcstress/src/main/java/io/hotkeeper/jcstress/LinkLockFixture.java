@@ -7,6 +7,7 @@ import io.hotkeeper.engine.shard.ShardLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +31,7 @@ final class LinkLockFixture {
     final BucketTable table;
     final KeyShards shards;
     final MemorySegment links;
+    final WorkerSpace workers;
     final StatsStripes stats;
     /** Exclusive stats stripes of actor 1, actor 2, the arbiter (the fixture's own, stripe 0, is for set-up). */
     final long worker0;
@@ -46,14 +48,15 @@ final class LinkLockFixture {
         long shardBytes = ShardLayout.shardBytes(CAPACITY, MAX_KEY_BYTES);
         long stride = (shardBytes + ShardLayout.ALIGNMENT - 1) / ShardLayout.ALIGNMENT * ShardLayout.ALIGNMENT;
         pool = arena.allocate(stride * POOLED_SHARDS, ShardLayout.ALIGNMENT);
-        stats = new StatsStripes(arena, 4, 1);
+        workers = new WorkerSpace(4, 1);
+        stats = new StatsStripes(arena, workers);
         EvictionSalt salt = new EvictionSalt(arena, 1);
         long tableBytes = (long) TableLayout.BUCKET_BYTES << Fixtures.INDEX_BITS;
         MemorySegment tableSegment = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
         links = arena.allocate(tableBytes, TableLayout.TABLE_ALIGNMENT);
         KeyShards[] built = new KeyShards[1];
         table = Fixtures.table(tableSegment, Fixtures.INDEX_BITS, Fixtures.LOTTERY, salt, stats, 1, t -> {
-            built[0] = new KeyShards(t, links, stats, CAPACITY, MAX_KEY_BYTES, null, bytes -> {
+            built[0] = new KeyShards(t, links, workers, stats, CAPACITY, MAX_KEY_BYTES, null, bytes -> {
                 // Called under KeyShards' creation lock: one caller at a time.
                 if (pooled < POOLED_SHARDS && bytes <= stride) {
                     return pool.asSlice(stride * pooled++, bytes);
@@ -63,10 +66,10 @@ final class LinkLockFixture {
             return built[0];
         }, 0);
         shards = built[0];
-        worker0 = stats.handleOf(0);
-        worker1 = stats.handleOf(1);
-        worker2 = stats.handleOf(2);
-        worker3 = stats.handleOf(3);
+        worker0 = workers.handleOf(0);
+        worker1 = workers.handleOf(1);
+        worker2 = workers.handleOf(2);
+        worker3 = workers.handleOf(3);
     }
 
     /** Byte offset of slot {@code slot} of bucket {@code bucket}. */

@@ -3,6 +3,7 @@ package io.hotkeeper.jcstress;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -40,9 +41,11 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
                 + "values not increasing, or another worker's counter touched")
 @State
 public class PerWorkerSaltUniquenessTest {
-    private static final int STRIPES = 3;
+    /** Two exclusive stripes and one shared: three counters. */
+    private static final WorkerSpace WORKERS = new WorkerSpace(2, 1);
+    private static final int STRIPES = WORKERS.stripes();
     /** Worker 1, shared: several threads take turns on its counter. */
-    private static final long SHARED_WORKER = WorkerHandle.handle(WorkerHandle.shared(1), STRIPES, 0);
+    private static final long SHARED_WORKER = WORKERS.handleOf(WorkerHandle.shared(1));
 
     final EvictionSalt salt = EvictionSalt.perWorker(
             Arena.ofAuto().allocate(SaltLayout.segmentBytes(1) * STRIPES, SaltLayout.ALIGNMENT), STRIPES);

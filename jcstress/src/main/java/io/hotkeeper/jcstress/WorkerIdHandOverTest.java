@@ -3,6 +3,7 @@ package io.hotkeeper.jcstress;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import io.hotkeeper.engine.worker.Workers;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -61,7 +62,8 @@ public class WorkerIdHandOverTest {
         }
     }
 
-    final StatsStripes stats = new StatsStripes(Arena.ofAuto(), 8, 1);
+    final WorkerSpace workers = new WorkerSpace(8, 1);
+    final StatsStripes stats = new StatsStripes(Arena.ofAuto(), workers);
     /** T's id; written by T, read by the arbiter after actor 1 joined T. */
     int idT = -1;
     /** R's id and first read; written by R, read by the arbiter after actor 2 joined R. */
@@ -88,10 +90,9 @@ public class WorkerIdHandOverTest {
     @Actor
     public void dyingThread(III_Result r) {
         Thread t = Thread.ofPlatform().start(() -> {
-            int worker = Workers.current();
-            long workerHandle = stats.handleOf(worker);
+            long worker = workers.current(); // Workers.current(): registers
             for (int i = 0; i < WRITES; i++) {
-                stats.add(workerHandle, StatsLayout.REFRESHES, 1);
+                stats.add(worker, StatsLayout.REFRESHES, 1);
             }
             idT = WorkerHandle.id(worker);
             SIGNAL.setOpaque(this, 1);
@@ -105,10 +106,9 @@ public class WorkerIdHandOverTest {
             Thread.onSpinWait();
         }
         Thread next = Thread.ofPlatform().start(() -> {
-            int worker = Workers.current();
-            long workerHandle = stats.handleOf(worker);
+            long worker = workers.current();
             seenByR = stats.sum(StatsLayout.REFRESHES);
-            stats.add(workerHandle, StatsLayout.REFRESHES, 1);
+            stats.add(worker, StatsLayout.REFRESHES, 1);
             idR = WorkerHandle.id(worker);
         });
         joinQuietly(next);

@@ -6,6 +6,7 @@ import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -35,7 +36,7 @@ import java.util.function.LongFunction;
  * observations of it by the same worker only raise the entry's pending count; the one that brings it to
  * {@code flushThreshold} adds all of them to the table with one weighted observation (whose result, flags
  * included, is that observation's result). A displaced key's pending count is added to the table at once.
- * Observations of weight above 1, keys whose hash is 0, and workers without an exclusive stats stripe are never combined.
+ * Observations of weight above 1, keys whose hash is 0, and workers without an exclusive stripe are never combined.
  *
  * <h2>Error bound</h2>
  * Every absorbed unit is either pending in exactly one entry or already in the table. {@link #pending(long)}
@@ -108,6 +109,8 @@ public final class HotKeyCombiners implements PendingCounts {
         }
     }
 
+    /** The sketch's workers: the caller's worker when it was not handed one (see {@link #observe}). */
+    private final WorkerSpace workers;
     private final StatsStripes stats;
     private final int setMask;
     private final long flushThreshold;
@@ -115,7 +118,7 @@ public final class HotKeyCombiners implements PendingCounts {
     private final long blockBytes;
     private final LongFunction<MemorySegment> allocator;
     /**
-     * The hit path's view: block of each worker with an exclusive stats stripe, indexed by stripe; null until its
+     * The hit path's view: block of each worker with an exclusive stripe, indexed by stripe; null until its
      * first admission, and again from each table clear until the owner has dropped its hot set (class javadoc).
      */
     private final MemorySegment[] blocks;
@@ -135,26 +138,28 @@ public final class HotKeyCombiners implements PendingCounts {
     private final boolean auto;
 
     /**
-     * Combiners for {@code workers} workers (the exclusive stripes of {@code stats}), each with {@code entries}
+     * Combiners for the workers of {@code workers} whose stripe is below {@code blockCount} (blocks are indexed by
+     * stripe), counting in {@code stats}, each with {@code entries}
      * entries (a power of two in 16..65536), flushing every {@code flushThreshold} (2..32768) observations of a
      * key, admitting keys whose table count reached {@code admitFrom}. Blocks come from {@code allocator}
      * (zeroed, 128-byte aligned, {@link CombinerLayout#blockBytes} bytes), on the worker's first admission.
      * {@code auto}: combine only once two workers have blocks (see the class javadoc); otherwise always.
      */
-    public HotKeyCombiners(StatsStripes stats, int workers, int entries, int flushThreshold, long admitFrom,
-                           LongFunction<MemorySegment> allocator, boolean auto) {
+    public HotKeyCombiners(WorkerSpace workers, StatsStripes stats, int blockCount, int entries, int flushThreshold,
+                           long admitFrom, LongFunction<MemorySegment> allocator, boolean auto) {
         checkSize(entries, flushThreshold);
         if (admitFrom < 1) {
             throw new IllegalArgumentException("admitFrom=" + admitFrom + ": must be >= 1");
         }
+        this.workers = workers;
         this.stats = stats;
         this.setMask = entries / CombinerLayout.WAYS - 1;
         this.flushThreshold = flushThreshold;
         this.admitFrom = admitFrom;
         this.blockBytes = CombinerLayout.blockBytes(entries);
         this.allocator = allocator;
-        this.blocks = new MemorySegment[workers];
-        this.created = new MemorySegment[workers];
+        this.blocks = new MemorySegment[blockCount];
+        this.created = new MemorySegment[blockCount];
         this.auto = auto;
         // Plain would do: the instance reaches other threads through Hotkeeper's final field, whose freeze covers
         // what the constructor wrote; release states the intent.
@@ -180,9 +185,9 @@ public final class HotKeyCombiners implements PendingCounts {
     }
 
     /**
-     * Records one occurrence of the key with hash {@code hash} for {@code worker} (the caller's
-     * {@link StatsStripes#currentWorker()}, or {@link WorkerHandle#NO_HANDLE}), through its block when the key is
-     * combined, else through {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the
+     * Records one occurrence of the key with hash {@code hash} for {@code worker} (the caller's, or
+     * {@link WorkerHandle#NO_HANDLE}: then looked up here once combining is engaged), through its block when the key
+     * is combined, else through {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the
      * table was written, else the worker's view of the key's count (see the class javadoc).
      *
      * <p>Threads: the worker's. Progress: lock-free (blocking once per worker, at its first admission).
@@ -193,7 +198,7 @@ public final class HotKeyCombiners implements PendingCounts {
             return observeAlone(hash, worker, table);
         }
         if (worker == WorkerHandle.NO_HANDLE) {
-            worker = stats.currentWorker(); // the worker lookup: engaged combining is per worker
+            worker = workers.current(); // the worker lookup: engaged combining is per worker
         }
         // The hit path, kept small so that it inlines into the caller: a platform thread's own block, the key in
         // one of its set's two entries, and a pending count that stays below the threshold.

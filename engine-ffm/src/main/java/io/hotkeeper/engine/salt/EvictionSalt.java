@@ -1,6 +1,7 @@
 package io.hotkeeper.engine.salt;
 
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -48,12 +49,13 @@ public final class EvictionSalt {
     }
 
     /**
-     * A per-worker salt over {@code region} with one counter per stats stripe ({@code stripes} of them, the
-     * stripe geometry of {@code StatsStripes}: counter i at i * 128). Threads: one, before publication.
+     * A per-worker salt over {@code region} with {@code stripes} counters, one per worker stripe (a sketch's
+     * {@link WorkerSpace#stripes()}; a test fixture may take fewer, for the workers it uses): counter i at i * 128,
+     * the worker's {@link WorkerHandle#stripeOffset}. Threads: one, before publication.
      */
     public static EvictionSalt perWorker(MemorySegment region, int stripes) {
-        if (stripes < 1 || stripes > 1 << 20) {
-            throw new IllegalArgumentException("stripes=" + stripes + ": must be in 1.." + (1 << 20));
+        if (stripes < 1 || stripes > WorkerHandle.MAX_STRIPES) {
+            throw new IllegalArgumentException("stripes=" + stripes + ": must be in 1.." + WorkerHandle.MAX_STRIPES);
         }
         return new EvictionSalt(region, stripes, true);
     }
@@ -122,7 +124,7 @@ public final class EvictionSalt {
     }
 
     /**
-     * A fresh salt value for the caller {@code worker} (a {@link WorkerHandle}): from the worker's own counter
+     * A fresh salt value for the caller {@code worker} ({@link WorkerHandle}): from the worker's own counter
      * in per-worker mode, else as {@link #next(long)}.
      *
      * <p>Threads: any. Progress: wait-free.
@@ -131,7 +133,7 @@ public final class EvictionSalt {
         if (!perWorker) {
             return next(spare);
         }
-        // The worker's stripe offset: counters use the stats stripes' 128-byte geometry. Atomic even for an
+        // The worker's stripe offset: counters use the 128-byte worker stripes (WorkerSpace). Atomic even for an
         // exclusive worker: uniqueness must not depend on how a dead thread's id was handed on.
         return (long) COUNTER.getAndAdd(region, WorkerHandle.stripeOffset(worker), stride);
     }

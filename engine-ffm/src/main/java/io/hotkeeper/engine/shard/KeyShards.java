@@ -8,7 +8,7 @@ import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
 import io.hotkeeper.engine.worker.WorkerHandle;
-import io.hotkeeper.engine.worker.Workers;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -57,6 +57,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     private final BucketTable table;
     private final MemorySegment links;
+    /** The sketch's workers: the caller's worker when it was not handed one (see {@link #promoteLong}). */
+    private final WorkerSpace workers;
     private final StatsStripes stats;
     private final int capacity;
     /** Bytes of each shard segment. */
@@ -74,11 +76,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * Key shards for {@code table}: links in {@code links} (owned by the caller's arena), shards of at most
      * {@code capacity} entries with room for that many keys of any length up to {@code maxKeyBytes}
      * ({@link ShardLayout#shardBytes}), each allocated by {@code shardAllocator} (bytes -> zeroed segment, 128-byte
-     * aligned) when its worker first promotes a key.
+     * aligned) when its worker first promotes a key; workers of {@code workers}, counted in {@code stats}.
      */
-    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity,
+    public KeyShards(BucketTable table, MemorySegment links, WorkerSpace workers, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
-        this(table, links, stats, capacity, ShardLayout.shardBytes(capacity, maxKeyBytes), 0, maxKeyBytes,
+        this(table, links, workers, stats, capacity, ShardLayout.shardBytes(capacity, maxKeyBytes), 0, maxKeyBytes,
                 listener == null ? null : new ExpelledKeys(listener), shardAllocator, PendingCounts.NONE);
     }
 
@@ -91,8 +93,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * {@code shardBytes} (pages of size-classed entries, {@link ShardLayout}) with at most {@code capacity} entries
      * in use.
      */
-    public KeyShards(BucketTable table, MemorySegment links, StatsStripes stats, int capacity, long shardBytes,
-                     int shardLimit,
+    public KeyShards(BucketTable table, MemorySegment links, WorkerSpace workers, StatsStripes stats, int capacity,
+                     long shardBytes, int shardLimit,
                      int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
         if (shardLimit < 0 || shardLimit > ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS) {
@@ -105,6 +107,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         }
         this.table = table;
         this.links = links;
+        this.workers = workers;
         this.stats = stats;
         if (ShardLayout.pagesIn(shardBytes, maxKeyBytes) < 1) {
             throw new IllegalArgumentException("shardBytes=" + shardBytes + ": must hold one page, "
@@ -122,27 +125,45 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     // ------------------------------------------------------------------ promotion
 
-    /** Records the {@code long} key of {@code hash} in the caller's shard. Threads: any. Progress: lock-free. */
+    /**
+     * Records the {@code long} key of {@code hash} in the shard of {@code worker}, the caller's
+     * ({@link WorkerHandle}); {@link WorkerHandle#NO_HANDLE} when the caller has not looked it up (nothing else it
+     * did was per worker), and then it is looked up here, once. Threads: any. Progress: lock-free.
+     */
     public void promoteLong(long hash, long key, long worker) {
-        promote(currentShard(), hash, worker, key, null, 0, 0, null);
-    }
-
-    /** Records the byte-string key {@code key[offset, offset + length)}. Threads: any. Progress: lock-free. */
-    public void promoteBytes(long hash, MemorySegment key, long offset, long length, long worker) {
-        promote(currentShard(), hash, worker, 0, key, offset, length, null);
-    }
-
-    /** Records the UTF-8 bytes of {@code key}. Threads: any. Progress: lock-free. */
-    public void promoteChars(long hash, CharSequence key, long worker) {
-        promote(currentShard(), hash, worker, 0, null, 0, 0, key);
+        worker = known(worker);
+        promote(shardOf(WorkerHandle.id(worker)), hash, worker, key, null, 0, 0, null);
     }
 
     /**
-     * Tests only (jcstress, stress tests): {@link #promoteLong} as worker {@code as} (an int from
-     * {@link Workers}) instead of the calling thread's worker, so that a test decides which shard an actor owns
-     * (jcstress actors are pooled threads whose workers are not known in advance, and a fixture must fill an
-     * actor's shard before the actor runs); {@code worker} is the same worker's handle. The protocol is the
-     * production one, line for line; only the worker comes from the caller. The caller must
+     * Records the byte-string key {@code key[offset, offset + length)}; {@code worker} as for {@link #promoteLong}.
+     * Threads: any. Progress: lock-free.
+     */
+    public void promoteBytes(long hash, MemorySegment key, long offset, long length, long worker) {
+        worker = known(worker);
+        promote(shardOf(WorkerHandle.id(worker)), hash, worker, 0, key, offset, length, null);
+    }
+
+    /**
+     * Records the UTF-8 bytes of {@code key}; {@code worker} as for {@link #promoteLong}. Threads: any. Progress:
+     * lock-free.
+     */
+    public void promoteChars(long hash, CharSequence key, long worker) {
+        worker = known(worker);
+        promote(shardOf(WorkerHandle.id(worker)), hash, worker, 0, null, 0, 0, key);
+    }
+
+    /** {@code worker}, or the calling thread's worker where the caller passed {@link WorkerHandle#NO_HANDLE}. */
+    private long known(long worker) {
+        return worker != WorkerHandle.NO_HANDLE ? worker : workers.current();
+    }
+
+    /**
+     * Tests only (jcstress, stress tests): {@link #promoteLong} into the shard of int worker {@code as} (as
+     * {@link io.hotkeeper.engine.worker.Workers} hands them out), counted for {@code worker}, so that a test
+     * decides which shard an actor owns apart from the stripe it counts in (jcstress actors are pooled threads
+     * whose workers are not known in advance, and a fixture must fill an actor's shard before the actor runs). The
+     * protocol is the production one, line for line; only the shard comes from the caller. The caller must
      * respect the ownership rule: one thread at a time per worker (the shard's busy word turns a second one
      * away, as for virtual threads on one carrier). Threads: any. Progress: lock-free.
      */
@@ -168,7 +189,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     /** The index of the calling thread's shard (see {@link #shardOf}). */
     private int currentShard() {
-        return shardOf(WorkerHandle.id(Workers.current()));
+        return shardOf(WorkerHandle.id(workers.current()));
     }
 
     /**
@@ -215,8 +236,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private static final int OVERFLOW_SHARDS = 64;
 
     /**
-     * The index of the shard of the worker whose id is {@code id} ({@link WorkerHandle#id}): the id itself; or,
-     * for an id past the last regular shard (more than 4,032 live platform threads, or a virtual thread whose
+     * The index of the shard of the worker whose id is {@code id} ({@link WorkerHandle#id(long)}): the id itself;
+     * or, for an id past the last regular shard (more than 4,032 live platform threads, or a virtual thread whose
      * carrier is not visible because {@code jdk.internal.misc} is not exported), one of the last 64 shards,
      * hashed. Such a shard has several owners in turn; the busy word still admits one at a time, so the
      * owner-only rules hold per operation.
@@ -428,7 +449,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         HeavyHitter expelled = expelledKeys == null ? null : shard.readHeldKey(entry, TableLayout.count(oldWord));
         shard.push(entry);
         if (stats.recording()) {
-            stats.add(stats.currentWorker(), StatsLayout.HAND_OFFS, 1); // the worker lookup only when counting
+            stats.add(workers.current(), StatsLayout.HAND_OFFS, 1); // the worker lookup only when counting
         }
         if (expelled == null) {
             return false;

@@ -1,5 +1,7 @@
 package io.hotkeeper.engine.stats;
 
+import io.hotkeeper.engine.worker.WorkerHandle;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -18,13 +20,14 @@ import java.lang.foreign.ValueLayout;
  *  | promotions | promotionsMissed | handOffs | rng state | combined | weight | padding|
  *  +------------+------------------+----------+-----------+----------+--------+--------+
  *  rng state: the worker's xorshift64* state for approximate counting (not a counter; never summed).
+ *  one stripe per stripe of the sketch's WorkerSpace, at the worker's WorkerHandle.stripeOffset:
  *  stripes 0 .. exclusive-1: one per worker id (exclusive: plain load + opaque store; a carrier's: getAndAdd).
- *  stripes exclusive .. end: shared by the workers past them (WorkerHandle); atomic getAndAdd.
+ *  stripes exclusive .. end: shared by the workers past them; atomic getAndAdd.
  * </pre>
  */
 public final class StatsLayout {
-    /** Bytes of one stripe: two cache lines, so neighbours never share a prefetched pair. */
-    public static final int STRIPE_BYTES = 128;
+    /** Bytes of one stripe: a worker stripe ({@link WorkerHandle#STRIPE_BYTES}), two cache lines. */
+    public static final int STRIPE_BYTES = WorkerHandle.STRIPE_BYTES;
     /** Alignment of the stats segment. */
     public static final int ALIGNMENT = 128;
     /** Offset of the refresh counter (phase 1). */

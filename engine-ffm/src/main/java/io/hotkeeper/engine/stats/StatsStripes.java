@@ -1,7 +1,8 @@
 package io.hotkeeper.engine.stats;
 
+import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.worker.WorkerHandle;
-import io.hotkeeper.engine.worker.Workers;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,84 +12,70 @@ import java.lang.invoke.VarHandle;
 /**
  * Per-worker operation counters in native memory, summed on read. No counter is shared by all writers.
  *
- * <p>Each call names its stripe by the caller's worker, in the long form of a {@link WorkerHandle}: the stripe's
- * byte offset, flagged when the stripe may have several writers. Exclusive stripes are updated with a plain load and an opaque store (one writer; the
- * opaque store is never torn and becomes visible to readers without a fence). Shared stripes use
- * {@code getAndAdd}. Readers use opaque loads: counts are exact once writers are quiescent and never torn, but
- * a read concurrent with updates is a sum of per-stripe values taken at slightly different moments.
+ * <p>One stripe per stripe of the sketch's {@link WorkerSpace}; each call names its stripe by the caller's
+ * {@code worker} ({@link WorkerHandle}): the stripe's byte offset, flagged when the stripe may have several
+ * writers. Exclusive stripes are updated with a plain load and an opaque store (one writer; the opaque store is
+ * never torn and becomes visible to readers without a fence). Shared stripes use {@code getAndAdd}. Readers use
+ * opaque loads: counts are exact once writers are quiescent and never torn, but a read concurrent with updates is
+ * a sum of per-stripe values taken at slightly different moments.
+ *
+ * <p>A stripe also holds its worker's coin state for approximate counting ({@link #random}, word
+ * {@link StatsLayout#RANDOM}): a coin flip is always followed by a {@link StatsLayout#REFRESHES} count of the
+ * same worker, so with stats recorded the flip and the count touch one stripe. Instances: recording (stats on),
+ * coins only ({@code recording} false: approximate counting with stats off; {@link #add} writes nothing), or
+ * {@link #off()} (neither: no native memory at all).
  *
  * <p>Threads: any. Progress: wait-free.
  */
 public final class StatsStripes {
     /** Coordinates (MemorySegment, long byteOffset). */
     private static final VarHandle COUNTER = ValueLayout.JAVA_LONG.varHandle();
+    /** Neither counters nor coins: see {@link #off()}. */
+    private static final StatsStripes OFF = new StatsStripes();
 
+    /** Null only in {@link #OFF}. */
     private final MemorySegment region;
-    private final int exclusiveStripes;
-    private final int sharedMask;
-    /** Whether {@link #add} counts; off, the stripes still name workers (salt, combiners, coins). */
+    /** Whether {@link #add} counts; off, the region holds only approximate counting's coins. */
     private final boolean recording;
 
-    /**
-     * Stripes for up to {@code exclusiveStripes} exclusive writers plus {@code sharedStripes} shared stripes
-     * (a power of two), allocated in {@code arena}.
-     */
-    public StatsStripes(Arena arena, int exclusiveStripes, int sharedStripes) {
-        this(arena.allocate(segmentBytes(exclusiveStripes, sharedStripes), StatsLayout.ALIGNMENT), exclusiveStripes,
-                sharedStripes);
-    }
-
-    /** Stripes over an existing zeroed, 128-byte aligned segment of {@link #segmentBytes} bytes, recording. */
-    public StatsStripes(MemorySegment region, int exclusiveStripes, int sharedStripes) {
-        this(region, exclusiveStripes, sharedStripes, true);
+    /** Recording stripes for the workers of {@code workers}, allocated in {@code arena}. */
+    public StatsStripes(Arena arena, WorkerSpace workers) {
+        this(arena.allocate(segmentBytes(workers), StatsLayout.ALIGNMENT), workers, true);
     }
 
     /**
-     * As above; with {@code recording} false, {@link #add} writes nothing (the counters stay 0) and the stripes
-     * only name workers: for the per-worker salt, the combiners and approximate counting's coins.
+     * Stripes for the workers of {@code workers} over an existing zeroed, 128-byte aligned segment of
+     * {@link #segmentBytes} bytes; with {@code recording} false, {@link #add} writes nothing (the counters stay 0)
+     * and the region serves approximate counting's coins only.
      */
-    public StatsStripes(MemorySegment region, int exclusiveStripes, int sharedStripes, boolean recording) {
-        if (Integer.bitCount(sharedStripes) != 1) {
-            throw new IllegalArgumentException("sharedStripes=" + sharedStripes + ": must be a power of two");
-        }
-        if (region == null) {
-            // Names only: no counters and no coins, so nothing native (see namesOnly).
-            if (recording) {
-                throw new IllegalArgumentException("a recording StatsStripes needs a region");
-            }
-            this.exclusiveStripes = exclusiveStripes;
-            this.sharedMask = sharedStripes - 1;
-            this.region = null;
-            this.recording = false;
-            return;
-        }
-        if (region.byteSize() < segmentBytes(exclusiveStripes, sharedStripes)) {
+    public StatsStripes(MemorySegment region, WorkerSpace workers, boolean recording) {
+        if (region.byteSize() < segmentBytes(workers)) {
             throw new IllegalArgumentException("stats segment: size=" + region.byteSize() + ": must be >= "
-                    + segmentBytes(exclusiveStripes, sharedStripes));
+                    + segmentBytes(workers));
         }
-        this.exclusiveStripes = exclusiveStripes;
-        this.sharedMask = sharedStripes - 1;
         this.region = region;
         this.recording = recording;
-        for (int s = 0; s < exclusiveStripes + sharedStripes; s++) {
+        for (int s = 0; s < workers.stripes(); s++) {
             // Plain stores before publication (the owning instance's final field publishes the region).
-            COUNTER.set(region, StatsLayout.stripeOffset(s) + StatsLayout.RANDOM,
-                    io.hotkeeper.engine.hash.KeyHasher.splitMix(s + 1L) | 1L);
+            COUNTER.set(region, StatsLayout.stripeOffset(s) + StatsLayout.RANDOM, KeyHasher.splitMix(s + 1L) | 1L);
         }
     }
 
-    /**
-     * Stripes that only name workers (for the per-worker salt and the combiners), with no native region: nothing
-     * is counted ({@link #sum} is 0) and there are no coins ({@link #random} throws). For instances that record
-     * no stats and count exactly, so that they allocate nothing for stats.
-     *
-     * <p>Threads: any. Progress: wait-free.
-     */
-    public static StatsStripes namesOnly(int exclusiveStripes, int sharedStripes) {
-        return new StatsStripes(null, exclusiveStripes, sharedStripes, false);
+    private StatsStripes() {
+        this.region = null;
+        this.recording = false;
     }
 
-    /** Whether the stripes have a native region (counters and coins). Threads: any. Progress: wait-free. */
+    /**
+     * Stripes that are not there: for a sketch that records no stats and counts exactly, so that it allocates
+     * nothing for them. {@link #add} and {@link #addWeight} write nothing, {@link #sum} is 0, {@link #random}
+     * throws. Threads: any. Progress: wait-free.
+     */
+    public static StatsStripes off() {
+        return OFF;
+    }
+
+    /** Whether the stripes have a native region (counters or coins). Threads: any. Progress: wait-free. */
     public boolean hasRegion() {
         return region != null;
     }
@@ -101,7 +88,7 @@ public final class StatsStripes {
      */
     public long random(long worker) {
         if (region == null) {
-            throw new IllegalStateException("no coins: these stripes only name workers (StatsStripes.namesOnly)");
+            throw new IllegalStateException("no coins: stats are off and counting is exact (StatsStripes.off)");
         }
         long offset = WorkerHandle.stripeOffset(worker) + StatsLayout.RANDOM;
         long x = (long) COUNTER.get(region, offset);
@@ -113,25 +100,9 @@ public final class StatsStripes {
         return x * 0x2545F4914F6CDD1DL;
     }
 
-    /** Bytes for the given stripe counts. Threads: any. Progress: wait-free. */
-    public static long segmentBytes(int exclusiveStripes, int sharedStripes) {
-        return (long) (exclusiveStripes + sharedStripes) * StatsLayout.STRIPE_BYTES;
-    }
-
-    /**
-     * The handle of {@code worker} (an int from {@link Workers}) in these stripes: the long form the observe path
-     * carries. Threads: any. Progress: wait-free.
-     */
-    public long handleOf(int worker) {
-        return WorkerHandle.handle(worker, exclusiveStripes, sharedMask);
-    }
-
-    /**
-     * The calling thread's worker, as a handle in these stripes. Threads: any. Progress: wait-free after the
-     * thread's first call.
-     */
-    public long currentWorker() {
-        return handleOf(Workers.current());
+    /** Bytes of the stripes of {@code workers}' geometry. Threads: any. Progress: wait-free. */
+    public static long segmentBytes(WorkerSpace workers) {
+        return workers.regionBytes();
     }
 
     /**

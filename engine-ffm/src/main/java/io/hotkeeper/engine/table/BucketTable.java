@@ -198,8 +198,8 @@ public final class BucketTable {
      * Records {@code weight >= 1} occurrences of the key with hash {@code hash} and returns its estimate after
      * the update (0 if the key is not in the table afterwards).
      *
-     * <p>Threads: any; {@code worker}: the calling thread's ({@link StatsStripes#currentWorker()}).
-     * Progress: lock-free.
+     * <p>Threads: any; {@code worker}: the calling thread's
+     * ({@link io.hotkeeper.engine.worker.WorkerSpace#current()}). Progress: lock-free.
      */
     public long observe(long hash, long weight, long worker) {
         // The hit path, small enough for C2 to inline into every caller (under FreqInlineSize, 325 bytecodes;

@@ -1,6 +1,7 @@
 package io.hotkeeper.engine.salt;
 
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -75,14 +76,13 @@ class EvictionSaltTest {
 
     @Test
     void perWorkerCountersNeverRepeatAcrossThreadsEvenWhenThreadsShareAStripe() throws Exception {
-        int stripes = 5; // not a power of two: residue classes need none
+        WorkerSpace space = new WorkerSpace(4, 1);
+        int stripes = space.stripes(); // 5, not a power of two: residue classes need none
         try (Arena arena = Arena.ofShared()) {
-            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(1) * stripes, 128),
-                    stripes);
+            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(space.regionBytes(), 128), stripes);
             // Threads 0 and 1 are one shared worker (a carrier's virtual threads); 2 and 3 are exclusive.
             long[][] drawn = drawUnique(4, t -> {
-                long worker = WorkerHandle.handle(t < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(t),
-                        stripes - 1, 0);
+                long worker = space.handleOf(t < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(t));
                 return i -> salt.next(i, worker);
             });
             for (int t = 0; t < drawn.length; t++) {

@@ -37,6 +37,23 @@ class WorkerHandleTest {
     }
 
     @Test
+    void aHandleKeepsItsWorkersIdWhateverStripeItNames() {
+        SplittableRandom random = new SplittableRandom(3);
+        for (int i = 0; i < 10_000; i++) {
+            int worker = switch (i % 3) {
+                case 0 -> WorkerHandle.exclusive(i);
+                case 1 -> WorkerHandle.shared(i % (EXCLUSIVE + 4));
+                default -> WorkerHandle.hashed(random.nextLong());
+            };
+            long handle = WorkerHandle.handle(worker, EXCLUSIVE, SHARED_MASK);
+            // The key shard is picked by the id, so the handle carries it: no second lookup.
+            assertEquals(WorkerHandle.id(worker), WorkerHandle.id(handle), Integer.toHexString(worker));
+        }
+        assertEquals((1 << 30) - 1, WorkerHandle.id(WorkerHandle.handle(WorkerHandle.exclusive((1 << 30) - 1), 0, 0)));
+        assertEquals(-1, WorkerHandle.id(WorkerHandle.NO_HANDLE));
+    }
+
+    @Test
     void aWorkerWithAnIdBelowTheExclusiveStripesNamesItsOwnStripeSharedAsTheWorkerIs() {
         for (int id = 0; id < EXCLUSIVE; id++) {
             for (int worker : new int[] {WorkerHandle.exclusive(id), WorkerHandle.shared(id)}) {
@@ -65,7 +82,7 @@ class WorkerHandleTest {
 
     @Test
     void noHandleIsDistinctFromEveryRealHandleAndNamesNoStripeInBounds() {
-        // Real handles are stripe offsets, never negative: the largest geometry a StatsStripes can have.
+        // Real handles are an id and a stripe offset, never negative: up to the largest geometry, and past it.
         int[] exclusives = {0, 1, 8, 1 << 20};
         for (int exclusive : exclusives) {
             for (int worker : new int[] {0, 5, (1 << 20) - 1, WorkerHandle.shared(3), WorkerHandle.hashed(42),

@@ -7,6 +7,7 @@ import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 
@@ -21,8 +22,10 @@ import java.lang.foreign.MemorySegment;
  */
 class CombinerFixture {
     static final int ENTRIES = 16;
+    /** Two exclusive stripes (one per worker) and one shared. */
+    static final WorkerSpace WORKERS = new WorkerSpace(2, 1);
     /** Worker 0, shared: two virtual threads of one carrier taking turns on it. */
-    static final long SHARED = WorkerHandle.handle(WorkerHandle.shared(0), 2, 0);
+    static final long SHARED = WORKERS.handleOf(WorkerHandle.shared(0));
     /** Keys in bucket 0 with distinct fingerprints (no eviction); K and L share a combiner set. */
     static final long K = CombinerVersusEstimateTest.hash(21, 3);
     static final long L = CombinerVersusEstimateTest.hash(22, 4);
@@ -35,11 +38,11 @@ class CombinerFixture {
 
     CombinerFixture(int flushThreshold, boolean auto) {
         Arena arena = Arena.ofAuto();
-        stats = new StatsStripes(arena, 2, 1);
+        stats = new StatsStripes(arena, WORKERS);
         table = Fixtures.table(Fixtures.tableSegment(arena, CombinerVersusEstimateTest.INDEX_BITS),
                 CombinerVersusEstimateTest.INDEX_BITS, new DecayLottery(DecayLottery.REFERENCE_BASE, 1),
                 new EvictionSalt(arena, 1), stats, Long.MAX_VALUE, t -> null, 0);
-        combiners = new HotKeyCombiners(stats, 2, ENTRIES, flushThreshold, 1, bytes -> {
+        combiners = new HotKeyCombiners(WORKERS, stats, 2, ENTRIES, flushThreshold, 1, bytes -> {
             MemorySegment block = arena.allocate(bytes, CombinerLayout.ALIGNMENT);
             blocks[allocated++] = block;
             return block;
@@ -48,7 +51,7 @@ class CombinerFixture {
 
     /** Worker {@code w}, exclusive. */
     long owner(int w) {
-        return stats.handleOf(w);
+        return WORKERS.handleOf(w);
     }
 
     /** table + pending: the estimate Hotkeeper reports (table read first, with acquire). */

@@ -5,6 +5,7 @@ import io.hotkeeper.engine.combine.HotKeyCombiners;
 import io.hotkeeper.engine.lottery.DecayLottery;
 import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.worker.WorkerSpace;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableLayout;
 import org.openjdk.jcstress.annotations.Actor;
@@ -55,13 +56,14 @@ public final class CombinerVersusEstimateTest {
 
         Fixture() {
             Arena arena = Arena.ofAuto();
-            StatsStripes stats = new StatsStripes(arena, 2, 1);
+            WorkerSpace workers = new WorkerSpace(2, 1);
+            StatsStripes stats = new StatsStripes(arena, workers);
             this.table = Fixtures.table(Fixtures.tableSegment(arena, INDEX_BITS), INDEX_BITS,
                     new DecayLottery(DecayLottery.REFERENCE_BASE, 1), new EvictionSalt(arena, 1), stats,
                     Long.MAX_VALUE, t -> null, 0);
-            this.combiners = new HotKeyCombiners(stats, 2, 16, (int) THRESHOLD, 1,
+            this.combiners = new HotKeyCombiners(workers, stats, 2, 16, (int) THRESHOLD, 1,
                     bytes -> arena.allocate(bytes, 128), false);
-            this.owner = stats.handleOf(0);
+            this.owner = workers.handleOf(0);
             // K: claimed (count 1) and admitted at once (admitFrom 1), then 3 observations pending: true count 4.
             for (int i = 0; i < 4; i++) {
                 combiners.observe(K, owner, table);
