@@ -522,8 +522,7 @@ final class TopCommand implements Callable<Integer> {
         // Where the budget went (issue #28): every native byte by part, and the share that holds counters.
         ObjectNode parts = s.putObject("nativeBytesByPart");
         info.nativeBytesByPart().forEach(parts::put);
-        s.put("counterShare", info.nativeBytes() == 0 ? 0.0
-                : (double) info.nativeBytesByPart().getOrDefault("table", 0L) / info.nativeBytes());
+        s.put("counterShare", (double) info.nativeBytesByPart().get("table") / info.nativeBytes());
         s.put("shards", info.shards());
         s.put("shardCapacity", info.shardCapacity());
         s.put("maxKeyBytes", info.maxKeyBytes());

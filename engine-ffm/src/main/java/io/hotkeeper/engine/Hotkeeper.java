@@ -66,7 +66,8 @@ import java.util.Objects;
  * The {@code observe} overloads are those of {@link KeyObserver}, which the thread-bound {@link #writer()}
  * implements too: every kind of key ({@code long}, {@code byte[]}, {@code CharSequence}, {@code MemorySegment},
  * whole or a range), each with or without a weight, and batches of {@code long} keys; {@code estimate},
- * {@code contains} and {@code bounds} take the same kinds of key. {@link #observe(long)} hashes the key with a 64-bit keyed hash (self-seeded from {@code SecureRandom} unless
+ * {@code contains} and {@code bounds} take the same kinds of key.
+ * {@link #observe(long)} hashes the key with a 64-bit keyed hash (self-seeded from {@code SecureRandom} unless
  * {@link HotkeeperBuilder#seed(long)} is given) to a bucket, a fingerprint and 32 spare bits, then: phase 1 increments
  * the key's slot if its fingerprint is present; phase 2 claims an empty slot; phase 3 (bucket full) draws a
  * lottery against the weakest occupant, which loses one count with probability {@code b^-count}
