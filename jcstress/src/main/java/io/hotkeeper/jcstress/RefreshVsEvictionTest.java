@@ -1,8 +1,11 @@
 package io.hotkeeper.jcstress;
 
 import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.SlotLinks;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
+
+import java.lang.foreign.Arena;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -262,8 +265,8 @@ public final class RefreshVsEvictionTest {
             this.expectedWord = expectedWord;
         }
 
-        /** The table whose link lock a replacement hands over; set before the state is shared. */
-        BucketTable table;
+        /** The links of the table whose link lock a replacement hands over; set before the state is shared. */
+        SlotLinks links;
 
         @Override
         public boolean replaced(long slotOffset, long oldWord, boolean lockHeld) {
@@ -273,7 +276,7 @@ public final class RefreshVsEvictionTest {
                 wrong.incrementAndGet();
             }
             if (lockHeld) {
-                table.unlockSlot(slotOffset); // as KeyShards.replaced does once it has read the link
+                links.unlock(slotOffset); // as KeyShards.replaced does once it has read the link (SlotLinks.takeVictimLink)
             }
             return false;
         }
@@ -312,7 +315,7 @@ public final class RefreshVsEvictionTest {
         final Fixtures.Table t = new Fixtures.Table(replacements);
 
         {
-            replacements.table = t.table;
+            replacements.links = new SlotLinks(t.table, Arena.ofAuto().allocate(t.table.byteSize(), 8));
         }
 
         public TrackedTwoChallengers() {
@@ -368,7 +371,7 @@ public final class RefreshVsEvictionTest {
         final Fixtures.Table t = new Fixtures.Table(replacements);
 
         {
-            replacements.table = t.table;
+            replacements.links = new SlotLinks(t.table, Arena.ofAuto().allocate(t.table.byteSize(), 8));
         }
 
         public TrackedRefreshVersusTakeover() {

@@ -5,6 +5,7 @@ import io.hotkeeper.engine.shard.KeyShard;
 import io.hotkeeper.engine.shard.KeyShards;
 import io.hotkeeper.engine.stats.Weights;
 import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.SlotLinks;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
 import io.hotkeeper.engine.worker.WorkerHandle;
@@ -396,7 +397,7 @@ public final class TableSet {
             for (long b = 0; b < t.bucketCount(); b++) {
                 int base = (int) (b * TableLayout.SLOTS_PER_BUCKET);
                 for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                    bucket[s] = t.laSlot(b, s) & ~(TableLayout.TRACKED | TableLayout.PROMOTING);
+                    bucket[s] = SlotLinks.withoutLinkBits(t.laSlot(b, s));
                 }
                 int used = 0;
                 for (long word : bucket) {
@@ -511,8 +512,7 @@ public final class TableSet {
                 continue;
             }
             if (TableLayout.tracked(word) && ks != null) {
-                long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
-                if (t.casSlot(offset, word, locked)) {
+                if (ks.slotLinks().lockForClear(offset, word)) {
                     expelled |= ks.replaced(offset, word, true);
                 }
                 continue;

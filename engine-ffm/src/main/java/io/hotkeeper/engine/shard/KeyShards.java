@@ -5,14 +5,13 @@ import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.stats.StatsLayout;
 import io.hotkeeper.engine.stats.StatsStripes;
 import io.hotkeeper.engine.table.BucketTable;
+import io.hotkeeper.engine.table.SlotLinks;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
 import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,21 +26,10 @@ import java.util.function.LongFunction;
  * segment that ties each table slot to the entry holding its key, and the three protocols between them:
  * promotion (a key's count reaches the floor), foreign deletion (a tracked slot is replaced), and the top-k read.
  *
- * <p>The link lock. A slot's link word is written only by the thread that holds the slot's
- * {@link TableLayout#PROMOTING} bit: a promotion takes it with the tracked bit in its claim CAS, an untrack
- * (SIEVE eviction) takes it before touching the link, and a replacement of a tracked slot takes it in the
- * replacing CAS itself (then reads and clears the victim's link, {@link #replaced}); each gives it back when done.
- * Refreshes keep the bit and a replacement carries over a lock held by another thread, so while it is set no
- * claim can start: a tracked bit seen with it set is the holder's own claim; a promoter whose claim was lost to a
- * replacement meanwhile can never overwrite a newer promotion's link (it finds its slot untracked, takes its link
- * back and deletes its own entry); and a replacer always reads the link of the key it expelled, never that of a
- * promotion that started after its CAS.
- *
- * <p>Happens-before: the promoter stores the link (volatile) and then re-reads the slot (volatile); the
- * replacing thread CASes the slot (volatile) and then reads the link (volatile). By sequential consistency of
- * volatile accesses at least one of them sees the other, so the entry of a replaced key is always deleted: by
- * the replacer through the hand-off, or by the promoter itself (both go through the same membership gate, so it
- * is deleted once).
+ * <p>The slot-link protocol (the link lock, the Dekker pair between a promoter and a replacer, every change of a
+ * slot's tracked and promoting bits) is {@link SlotLinks}'; this class decides when each step runs and keeps the
+ * shards' side (entries, hand-offs, the expelled-key listener). A replaced key's entry is deleted once: by the
+ * replacer through the hand-off, or by the promoter itself, both through the shard's membership gate.
  *
  * <p>Threads: any. Progress: promotion is lock-free (it skips a busy shard; giving back the link lock is a CAS
  * loop on the slot word that fails only when another thread's refresh or replacement succeeded); deletion is
@@ -52,11 +40,10 @@ import java.util.function.LongFunction;
  * in KeyShard.
  */
 public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
-    private static final VarHandle LINK = ValueLayout.JAVA_LONG.varHandle();
     private static final int CLAIM_ATTEMPTS = 4;
 
     private final BucketTable table;
-    private final MemorySegment links;
+    private final SlotLinks slotLinks;
     /** The sketch's workers: the caller's worker when it was not handed one (see {@link #promoteLong}). */
     private final WorkerSpace workers;
     private final StatsStripes stats;
@@ -101,12 +88,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             throw new IllegalArgumentException("shardLimit=" + shardLimit + ": must be in 0.."
                     + (ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS));
         }
-        if (links.byteSize() != table.byteSize()) {
-            throw new IllegalArgumentException("links: size=" + links.byteSize() + ": must equal the table's "
-                    + table.byteSize());
-        }
         this.table = table;
-        this.links = links;
+        this.slotLinks = new SlotLinks(table, links);
         this.workers = workers;
         this.stats = stats;
         if (ShardLayout.pagesIn(shardBytes, maxKeyBytes) < 1) {
@@ -212,7 +195,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         }
         long slot = -1;
         try {
-            slot = claim(hash);
+            slot = slotLinks.claim(hash, CLAIM_ATTEMPTS); // takes the link lock (SlotLinks)
             if (slot < 0) {
                 return;
             }
@@ -226,7 +209,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         } finally {
             if (slot >= 0) {
                 // The key could not be copied (the exception propagates): give the claim back.
-                unclaim(slot);
+                slotLinks.unclaim(slot);
             }
             shard.exit();
         }
@@ -273,107 +256,22 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     }
 
     /**
-     * Claims the slot of {@code hash}: sets its tracked and promoting bits if it holds the key's fingerprint, is
-     * untracked, carries no claim in flight, and counts at least the floor. Returns its offset, or -1 (the key's
-     * next observation at the floor tries again).
-     */
-    private long claim(long hash) {
-        for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-            long slot = table.findSlot(hash);
-            if (slot < 0) {
-                return -1;
-            }
-            long word = table.lvSlot(slot);
-            if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0
-                    || TableLayout.count(word) < table.promotionFloor()
-                    || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
-                return -1;
-            }
-            // Volatile CAS: takes the link lock (see the class comment).
-            if (table.casSlot(slot, word, word | TableLayout.TRACKED | TableLayout.PROMOTING)) {
-                return slot;
-            }
-        }
-        return -1;
-    }
-
-    /**
      * Ends a promotion whose claim on {@code slot} holds the link lock: stores the link and clears the promoting
      * bit if the claim is intact, else takes the link back, clears the bit and deletes the stale entry.
      */
     private void settle(KeyShard shard, long slot, long link, long worker) {
         if (link == 0) {
             // The shard turned the key away (full of heavier keys).
-            unclaim(slot);
+            slotLinks.unclaim(slot);
             stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
             return;
         }
-        // Volatile store, then volatile re-read of the slot: see the class comment. The store cannot overwrite a
-        // newer promotion's link: we hold the link lock, so no other claim has started on this slot.
-        LINK.setVolatile(links, slot, link);
-        while (true) {
-            long word = table.lvSlot(slot);
-            if (TableLayout.tracked(word)) {
-                // Our claim is intact (with the promoting bit still set, no one else can have set the tracked bit).
-                if (table.casSlot(slot, word, word & ~TableLayout.PROMOTING)) {
-                    stats.add(worker, StatsLayout.PROMOTIONS, 1);
-                    return;
-                }
-            } else {
-                // Replaced meanwhile: our entry names a slot that holds another key. The replacer may have read our
-                // link and handed the entry over already; deleteOwn goes through the same gate, so once either way.
-                LINK.compareAndSet(links, slot, link, 0L);
-                if (table.casSlot(slot, word, word & ~TableLayout.PROMOTING)) {
-                    shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
-                    return;
-                }
-            }
-            // The CAS lost to a refresh or a replacement (another thread's progress): read again. Lock-free.
-        }
-    }
-
-    /**
-     * Gives back a claim whose link was never stored: clears the tracked bit with the promoting bit if the claim
-     * is intact, else only the promoting bit (a replacement cleared the tracked bit and carried the lock over).
-     */
-    private void unclaim(long slot) {
-        while (true) {
-            long word = table.lvSlot(slot);
-            long bits = TableLayout.tracked(word) ? TableLayout.TRACKED | TableLayout.PROMOTING : TableLayout.PROMOTING;
-            if (table.casSlot(slot, word, word & ~bits)) {
-                return;
-            }
-        }
-    }
-
-    /**
-     * Untracks {@code slot} if it still links {@code link} (a SIEVE victim's slot): takes the link lock, checks the
-     * link under it, clears the link and the tracked bit, and gives the lock back. Lock-free: each failed CAS is a
-     * refresh or replacement that succeeded.
-     */
-    private void untrack(long slot, long hash, long link) {
-        while (true) {
-            long word = table.lvSlot(slot);
-            if (!TableLayout.settled(word) || TableLayout.fingerprint(word) != table.fingerprint(hash)) {
-                return; // not tracked, or a claim in flight (then the tracked bit is that claim's, not ours)
-            }
-            if (table.casSlot(slot, word, word | TableLayout.PROMOTING)) {
-                break;
-            }
-        }
-        // Under the lock the link cannot change, so this read decides whether the tracked bit is this entry's.
-        boolean ours = (long) LINK.getVolatile(links, slot) == link;
-        if (ours) {
-            LINK.setVolatile(links, slot, 0L);
-        }
-        while (true) {
-            long word = table.lvSlot(slot);
-            // A replacement meanwhile cleared the tracked bit itself; only the lock is left to give back.
-            long bits = ours && TableLayout.tracked(word) ? TableLayout.TRACKED | TableLayout.PROMOTING
-                    : TableLayout.PROMOTING;
-            if (table.casSlot(slot, word, word & ~bits)) {
-                return;
-            }
+        if (slotLinks.settle(slot, link)) {
+            stats.add(worker, StatsLayout.PROMOTIONS, 1);
+        } else {
+            // Replaced meanwhile: our entry named a slot that holds another key. The replacer may have read our
+            // link and handed the entry over already; deleteOwn goes through the same gate, so once either way.
+            shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
         }
     }
 
@@ -386,7 +284,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         long slot = shard.recordedSlot(entry);
         long word = table.lvSlot(slot);
         if (!TableLayout.tracked(word) || TableLayout.fingerprint(word) != table.fingerprint(shard.recordedHash(entry))
-                || (long) LINK.getVolatile(links, slot) != link) {
+                || slotLinks.linkVolatile(slot) != link) {
             return 0; // a stale entry: its slot moved on; evicting it costs nothing
         }
         return TableLayout.count(word);
@@ -416,24 +314,15 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     @Override
     public void evicting(KeyShard shard, int entry, long link) {
-        untrack(shard.recordedSlot(entry), shard.recordedHash(entry), link);
+        slotLinks.untrack(shard.recordedSlot(entry), shard.recordedHash(entry), link);
     }
 
     // ------------------------------------------------------------------ deletion
 
     @Override
     public boolean replaced(long slotOffset, long oldWord, boolean lockHeld) {
-        // Volatile: see the class comment (pairs with the promoter's volatile link store). With the lock held (the
-        // replacing CAS took it), no claim can start on the slot, so the link read here is the victim's own and
-        // cannot be a newer promotion's; without it, the holder is a promotion or an untrack in flight, and the
-        // Dekker pair decides who deletes.
-        long link = (long) LINK.getVolatile(links, slotOffset);
-        if (lockHeld) {
-            if (link != 0) {
-                LINK.compareAndSet(links, slotOffset, link, 0L);
-            }
-            table.unlockSlot(slotOffset);
-        }
+        // SlotLinks: the victim's link, read volatile; with the lock held, cleared and the lock given back.
+        long link = slotLinks.takeVictimLink(slotOffset, lockHeld);
         if (link == 0) {
             return false;
         }
@@ -475,7 +364,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         if (slot < 0) {
             return;
         }
-        long link = (long) LINK.getOpaque(links, slot);
+        long link = slotLinks.linkOpaque(slot);
         KeyShard shard = link == 0 ? null : shards.get(ShardLayout.linkShard(link));
         if (shard != null) {
             shard.visit(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
@@ -572,7 +461,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             }
             long slot = TopCounts.index(packed) * TableLayout.SLOT_BYTES;
             // Acquire: pairs with the promoter's volatile store of the link.
-            long link = (long) LINK.getAcquire(links, slot);
+            long link = slotLinks.linkAcquire(slot);
             KeyShard shard = link == 0 ? null : shards.get(ShardLayout.linkShard(link));
             if (shard == null) {
                 continue;
@@ -621,7 +510,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                 long word = table.loSlot(slot);
                 if (!TableLayout.tracked(word)
                         || TableLayout.fingerprint(word) != table.fingerprint(shard.recordedHash(entry))
-                        || (long) LINK.getOpaque(links, slot)
+                        || slotLinks.linkOpaque(slot)
                         != ShardLayout.link(id, entry, ShardLayout.generation(state))) {
                     continue;
                 }
@@ -667,7 +556,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         if (slot < 0) {
             return null;
         }
-        long link = (long) LINK.getAcquire(links, slot);
+        long link = slotLinks.linkAcquire(slot);
         KeyShard shard = link == 0 ? null : shards.get(ShardLayout.linkShard(link));
         if (shard == null) {
             return null;
@@ -688,7 +577,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     /** The link segment and every shard segment (tests: all must die with the arena). Threads: any. */
     public List<MemorySegment> regions() {
         List<MemorySegment> out = new ArrayList<>();
-        out.add(links);
+        out.add(slotLinks.segment());
         for (KeyShard s : shards()) {
             out.add(s.segment());
         }
@@ -720,7 +609,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     /** Native bytes of the link segment and all shards. Threads: any. Progress: wait-free. */
     public long byteSize() {
-        long total = links.byteSize();
+        long total = slotLinks.segment().byteSize();
         for (KeyShard s : shards()) {
             total += s.byteSize();
         }
@@ -754,6 +643,11 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * Progress: wait-free.
      */
     public long linkWord(long slot) {
-        return (long) LINK.getVolatile(links, slot);
+        return slotLinks.linkVolatile(slot);
+    }
+
+    /** The slot-link protocol of this table's slots (a reset's clear uses it). Threads: any. Progress: wait-free. */
+    public SlotLinks slotLinks() {
+        return slotLinks;
     }
 }

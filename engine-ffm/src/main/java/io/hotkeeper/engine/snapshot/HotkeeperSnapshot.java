@@ -2,6 +2,7 @@ package io.hotkeeper.engine.snapshot;
 
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.stats.Weights;
+import io.hotkeeper.engine.table.SlotLinks;
 import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 
@@ -291,7 +292,7 @@ public final class HotkeeperSnapshot {
                 continue;
             }
             long bucket = i / TableLayout.SLOTS_PER_BUCKET;
-            if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0 || TableLayout.count(word) == 0
+            if (!SlotLinks.unlinked(word) || TableLayout.count(word) == 0
                     || TableLayout.fingerprint(word) >= fpLimit || TableLayout.second(word)
                     && geometry.alternate(bucket, TableLayout.fingerprint(word)) == bucket) {
                 // SECOND where the key has no other bucket (one candidate, or both candidates coincide).

@@ -452,7 +452,7 @@ public final class BucketTable {
             if (word == 0 || TableLayout.fingerprint(word) != fp) {
                 return 0;
             }
-            if ((word & (TableLayout.TRACKED | TableLayout.PROMOTING)) != 0) {
+            if (!SlotLinks.unlinked(word)) {
                 return TableLayout.count(word);
             }
             // Volatile CAS: the word is untracked and unlocked, so no key-shard link names the slot.
@@ -595,11 +595,10 @@ public final class BucketTable {
         // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
         // the two sees the other, so a tracked entry is never stranded (Dekker-style, sequentially consistent).
         // The challenger's word is untracked, marked SECOND if the slot is in its second bucket. It keeps the link
-        // lock (PROMOTING) if another thread holds it (only the holder may clear it); if the victim was tracked and
-        // unlocked, the same CAS takes the lock for this thread, so that no new claim can store its link before this
-        // thread has read the victim's (see KeyShards.replaced, which gives the lock back).
+        // lock if another thread holds it; if the victim was tracked and unlocked, the same CAS takes the lock for
+        // this thread (SlotLinks.replacementLock; KeyShards.replaced gives it back, SlotLinks.takeVictimLink).
         boolean tracked = TableLayout.tracked(victim) && trackedSlots != null;
-        long lock = tracked ? TableLayout.PROMOTING : victim & TableLayout.PROMOTING;
+        long lock = SlotLinks.replacementLock(victim, trackedSlots != null);
         if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken) | placement(offset, base) | lock)) {
             return -1;
         }
@@ -806,20 +805,6 @@ public final class BucketTable {
     /** The slot word at byte offset {@code offset}, opaque load. Threads: any. Progress: wait-free. */
     public long loSlot(long offset) {
         return (long) SLOT.getOpaque(table, offset);
-    }
-
-    /**
-     * Clears the link lock ({@link TableLayout#PROMOTING}) of the slot at {@code offset}, whatever else the word
-     * holds by then (refreshes and replacements change it meanwhile). Only the lock's holder calls it.
-     * Threads: the holder. Progress: lock-free (a failed CAS is another thread's successful write).
-     */
-    public void unlockSlot(long offset) {
-        while (true) {
-            long word = (long) SLOT.getVolatile(table, offset);
-            if (SLOT.compareAndSet(table, offset, word, word & ~TableLayout.PROMOTING)) {
-                return;
-            }
-        }
     }
 
     /**
