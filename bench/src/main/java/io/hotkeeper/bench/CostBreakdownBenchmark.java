@@ -72,9 +72,9 @@ public class CostBreakdownBenchmark {
         public void setup() {
             keys = Workloads.zipfStream(stream, 1_000_000, STREAM_KEYS, 42).keys();
             hasher = KeyHasher.seeded(7);
-            table = Hotkeeper.builder().memoryBytes(memory).seed(7).keyShards(false)
+            table = Hotkeeper.builder().memoryBytes(memory).seed(7).keepKeys(false)
                     .combining(CombiningMode.OFF).build();
-            tableStats = Hotkeeper.builder().memoryBytes(memory).seed(7).keyShards(false)
+            tableStats = Hotkeeper.builder().memoryBytes(memory).seed(7).keepKeys(false)
                     .combining(CombiningMode.OFF).recordStats().build();
             full = Hotkeeper.builder().memoryBytes(memory).seed(7).build();
         }

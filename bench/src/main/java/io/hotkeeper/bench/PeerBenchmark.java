@@ -81,7 +81,7 @@ import java.util.function.Function;
  * map whose full sketch measures within it (JOL): at 64 KiB 2,048 slots (37,000 B), at 73,864 B 4,096.
  * <ul>
  *   <li>{@code hotkeeperShared}, {@code hotkeeperSharded}: {@link Hotkeeper#observe(long)} with the shared or the
- *       sharded eviction salt; {@code ...NoKeys}: the same with {@code Builder.keyShards(false)} (no key shards,
+ *       sharded eviction salt; {@code ...NoKeys}: the same with {@code Builder.keepKeys(false)} (no key shards,
  *       so no promotions: {@code estimate} only); {@code hotkeeperSharedUncombined}: shared salt and key shards
  *       with {@code Builder.combining(CombiningMode.OFF)} (every observation writes the shared table; the others use
  *       the default, {@code AUTO}); {@code hotkeeperWorkerTables}: one table per thread
@@ -308,7 +308,7 @@ public class PeerBenchmark {
                                         int maxKeyBytes, boolean shardedSalt, boolean keyShards, boolean combining,
                                         int workerTables) {
             HotkeeperBuilder b = PeerSizing.hotkeeper(sizing, memory, threads, keyShards ? maxKeyBytes : 0)
-                    .seed(Workloads.SKETCH_SEED).k(K).keyShards(keyShards)
+                    .seed(Workloads.SKETCH_SEED).k(K).keepKeys(keyShards)
                     .combining(combining ? CombiningMode.AUTO : CombiningMode.OFF)
                     .partitioning(Partitioning.perWorker(workerTables));
             if (shardedSalt) {
@@ -414,7 +414,7 @@ public class PeerBenchmark {
         private java.util.function.IntFunction<Object[]> read() {
             if (hotkeeper != null) {
                 // Without key shards Hotkeeper answers estimate(key) only, no top-k.
-                return hotkeeper.info().keyShards() ? n -> hotkeeper.topK(n).toArray() : null;
+                return hotkeeper.info().keepsKeys() ? n -> hotkeeper.topK(n).toArray() : null;
             }
             return switch (method) {
                 case "dataSketches" -> n -> {

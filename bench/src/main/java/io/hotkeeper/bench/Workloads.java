@@ -43,7 +43,7 @@ final class Workloads {
     static HotkeeperBuilder builder(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
                                      String combining, int workerTables) {
         HotkeeperBuilder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
-                .keyShards(keyShards).approximateCountsAbove(approx)
+                .keepKeys(keyShards).approximateCountsAbove(approx)
                 .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
                 .placement(io.hotkeeper.engine.Placement.parse(placement))
                 .partitioning(Partitioning.perWorker(workerTables));

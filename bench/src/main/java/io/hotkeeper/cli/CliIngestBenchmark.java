@@ -124,7 +124,7 @@ public class CliIngestBenchmark {
         public void freshSketch() {
             HotkeeperBuilder b = Hotkeeper.builder().seed(TopCommand.DEFAULT_SEED).memory(SKETCH_BYTES)
                     .expectedThreads(threads).k(100).candidateBuckets(candidates);
-            b = keyShards ? b.maxKeyBytes(TopCommand.DEFAULT_MAX_KEY_BYTES) : b.keyShards(false);
+            b = keyShards ? b.maxKeyBytes(TopCommand.DEFAULT_MAX_KEY_BYTES) : b.keepKeys(false);
             if (threads > 1 && !sharedTable) {
                 b.partitioning(Partitioning.perWorker(Integer.highestOneBit(threads)));
             }

@@ -439,7 +439,7 @@ final class TopCommand implements Callable<Integer> {
         configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
-        configure("--min-count", minCount, () -> builder.promotionFloor(minCount));
+        configure("--min-count", minCount, () -> builder.minCount(minCount));
         if (window != null) {
             configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
         }

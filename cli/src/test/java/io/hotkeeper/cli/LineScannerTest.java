@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LineScannerTest {
     private static Hotkeeper sketch() {
-        return Hotkeeper.builder().seed(1).promotionFloor(1).build();
+        return Hotkeeper.builder().seed(1).minCount(1).build();
     }
 
     private static MemorySegment seg(String s) {

@@ -54,7 +54,7 @@ class RangeReaderTest {
     }
 
     private static Hotkeeper sketch() {
-        return Hotkeeper.builder().seed(5).promotionFloor(1).memoryBytes(1 << 20).build();
+        return Hotkeeper.builder().seed(5).minCount(1).memoryBytes(1 << 20).build();
     }
 
     /** The distinct whole lines of {@code data} (CR dropped), the keys whose counts are compared. */

@@ -215,7 +215,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             boolean combine = b.combines();
             // A total budget (memory(total)) bounds every part up front; otherwise the table size is given and the
             // per-worker parts (shards, combiner blocks) follow the workers.
-            this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keyShards,
+            this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keepKeys,
                     count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
                     b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, workers.exclusiveStripes()));
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
@@ -248,7 +248,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                     b.combining == CombiningMode.AUTO);
             long tableBytes = geometry.tableBytes();
             BucketTable[] built = new BucketTable[count];
-            KeyShards[] shardSets = b.keyShards ? new KeyShards[count] : null;
+            KeyShards[] shardSets = b.keepKeys ? new KeyShards[count] : null;
             for (int i = 0; i < count; i++) {
                 if (b.workerTables > 1) {
                     // Worker tables: table i is written by the workers whose stripe is i modulo the count.
@@ -301,7 +301,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 TableLayout.TABLE_ALIGNMENT, placement);
         MemorySegment control = regions.allocate(arena, "control" + suffix, BucketTable.CONTROL_BYTES, 128,
                 placement);
-        if (!b.keyShards) {
+        if (!b.keepKeys) {
             return new BucketTable(tableSegment, geometry, lottery, salt, stats, Long.MAX_VALUE, t -> null,
                     b.approximateBits, control);
         }
@@ -312,7 +312,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 : b.shardCapacity > 0 ? b.shardCapacity : Math.min(slots, Math.max(1024, 8 * b.k));
         int shardLimit = plan != null ? plan.shards() : 0;
         long shardBytes = plan != null ? plan.shardBytes() : ShardLayout.shardBytes(capacity, b.maxKeyBytes);
-        return new BucketTable(tableSegment, geometry, lottery, salt, stats, b.promotionFloor,
+        return new BucketTable(tableSegment, geometry, lottery, salt, stats, b.minCount,
                 t -> shardSets[index] = new KeyShards(t, links, workers, stats, capacity, shardBytes, shardLimit,
                         b.maxKeyBytes,
                         expelledKeys,
@@ -754,7 +754,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     private KeyShards requireShards() {
         if (shards == null) {
-            throw new UnsupportedOperationException("key shards are disabled (HotkeeperBuilder.keyShards(false))");
+            throw new UnsupportedOperationException("key shards are disabled (HotkeeperBuilder.keepKeys(false))");
         }
         return shards;
     }
@@ -1176,7 +1176,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      * takes {@code P}) and its key-shard entry handed to its owner, exactly as when a replacement expels a
      * tracked key (the expelled-key listener, if any, hears of it); a slot whose link lock another thread holds
      * (a promotion in flight) is waited for. The total weight restarts from 0. Once a table's slots are emptied,
-     * its promotion floor is restored to the configured one ({@link HotkeeperBuilder#promotionFloor}), so after
+     * its promotion floor is restored to the configured one ({@link HotkeeperBuilder#minCount}), so after
      * reset the sketch tracks keys exactly as a fresh one. A shard owner that turned a candidate away from counts
      * read before reset, and raises the floor after reset restored it, gives the raise back before its call
      * returns; a raise from counts read after reset stands.
@@ -1322,21 +1322,19 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         }
     }
 
-    // The slow paths after an observation whose result carries PROMOTE or VISIT: kept out of the hot methods.
+    // The slow paths after an observation whose result carries PROMOTE, VISIT or EXPELLED: kept out of the hot
+    // methods. Each records its own kind of key; settled() does the rest for all.
 
     private long afterLong(long result, long hash, long key, long worker) {
         try {
             KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
                 here.promoteLong(hash, key, worker);
-            } else if ((result & BucketTable.VISIT) != 0) {
-                here.visit(hash);
             }
-            delivered(result, here);
+            return settled(result, hash, here);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
-        return result & TableLayout.COUNT_MASK;
     }
 
     private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long worker) {
@@ -1344,24 +1342,27 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
                 here.promoteBytes(hash, key, offset, length, worker);
-            } else if ((result & BucketTable.VISIT) != 0) {
-                here.visit(hash);
             }
-            delivered(result, here);
+            return settled(result, hash, here);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
-        return result & TableLayout.COUNT_MASK;
     }
 
     /**
-     * Runs the expelled-key listener for the keys this observation expelled, last: outside the combiner's block
-     * and the shard's busy section, so a listener may call back into this sketch (see ExpelledKeys).
+     * The rest of an after* step, the same for every kind of key once the key itself is recorded (a promotion
+     * needs the key; nothing below does): the SIEVE visit of a tracked key's hit that promoted nothing, then the
+     * expelled-key listener for the keys this observation expelled, last: outside the combiner's block and the
+     * shard's busy section, so a listener may call back into this sketch (see ExpelledKeys). Returns the count.
      */
-    private static void delivered(long result, KeyShards here) {
+    private static long settled(long result, long hash, KeyShards here) {
+        if ((result & (BucketTable.PROMOTE | BucketTable.VISIT)) == BucketTable.VISIT) {
+            here.visit(hash);
+        }
         if ((result & BucketTable.EXPELLED) != 0) {
             here.deliverExpelled();
         }
+        return result & TableLayout.COUNT_MASK;
     }
 
     /** As afterBytes for an array: the segment view is made only for a promotion (a VISIT allocates nothing). */
@@ -1377,14 +1378,11 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
                 here.promoteChars(hash, key, worker);
-            } else if ((result & BucketTable.VISIT) != 0) {
-                here.visit(hash);
             }
-            delivered(result, here);
+            return settled(result, hash, here);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
-        return result & TableLayout.COUNT_MASK;
     }
 
     /** The calling thread's table: the only one, its node's, or its worker's. */

@@ -16,10 +16,10 @@ import java.util.Objects;
  * <p>Each option may be set once: a second call of the same option (or a second sizing, by {@link #sizing},
  * {@link #memory}, {@link #memoryBytes} or {@link #sizedFor}) throws {@link IllegalStateException} naming both
  * calls. The options fall in two groups (README, "Options"): decisions a user makes (sizing, {@link #k},
- * {@link #maxKeyBytes}, {@link #keyShards}, {@link #partitioning}, {@link #placement}, {@link #recordStats},
+ * {@link #maxKeyBytes}, {@link #keepKeys}, {@link #partitioning}, {@link #placement}, {@link #recordStats},
  * {@link #name}, {@link #seed}, {@link #expelledKeyListener}, {@link #clock}, {@link #expectedThreads}) and engine
  * tuning with defaults that suit most streams ({@link #candidateBuckets}, {@link #combining}, {@link #combiner},
- * {@link #saltMode}, {@link #saltShards}, {@link #promotionFloor}, {@link #shardCapacity}, {@link #decayBase},
+ * {@link #saltMode}, {@link #saltShards}, {@link #minCount}, {@link #shardCapacity}, {@link #decayBase},
  * {@link #approximateCountsAbove}).
  *
  * <p>Size: mostly the javadoc of each option (what it costs, what it excludes); the checks that span options are in
@@ -33,7 +33,7 @@ public final class HotkeeperBuilder {
     SaltMode saltMode;
     int saltShards;
     double decayBase = DecayLottery.DEFAULT_BASE;
-    boolean keyShards = true;
+    boolean keepKeys = true;
     int k = Hotkeeper.DEFAULT_K;
     int maxKeyBytes = Hotkeeper.DEFAULT_MAX_KEY_BYTES;
     int shardCapacity;
@@ -41,11 +41,11 @@ public final class HotkeeperBuilder {
     long totalMemory;
     // Options given explicitly, for checkOptions: an option that would have no effect is an error.
     boolean maxKeyBytesGiven;
-    boolean promotionFloorGiven;
+    boolean minCountGiven;
     boolean combinerGiven;
     /** Threads the budget is split for; 0: the available processors. */
     int expectedThreads;
-    long promotionFloor = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
+    long minCount = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
     ExpelledKeyListener listener;
     Placement placement = Placement.DEFAULT;
     int approximateBits;
@@ -214,9 +214,9 @@ public final class HotkeeperBuilder {
      * Whether to keep the real keys of tracked entries in per-worker key shards (default true). Without them
      * the sketch only answers {@code estimate}; {@code topK} and {@code contains} need them.
      */
-    public HotkeeperBuilder keyShards(boolean enabled) {
-        once("keyShards", "keyShards(" + enabled + ")");
-        this.keyShards = enabled;
+    public HotkeeperBuilder keepKeys(boolean enabled) {
+        once("keepKeys", "keepKeys(" + enabled + ")");
+        this.keepKeys = enabled;
         return this;
     }
 
@@ -277,22 +277,23 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * The initial count at which a key is recorded in its observer's shard (>= 1; default 1: every key is
-     * tracked from its first observation while the shards have room, so small inputs are exact, docs/theory.md
-     * section 6). The floor rises by itself when a full shard turns away a candidate lighter than its eviction
+     * The smallest count at which a key is kept (the command line's {@code --min-count}): the engine's promotion
+     * floor starts here, and a key is recorded in its observer's shard once its count reaches the floor (>= 1;
+     * default 1: every key is tracked from its first observation while the shards have room, so small inputs are
+     * exact, docs/theory.md section 6). The floor rises by itself when a full shard turns away a candidate lighter than its eviction
      * victim, so it settles where the shards hold the heaviest keys, and falls again when shards reap keys that
      * left the table; {@code reset()} and a window's rotation restore it to this value and {@code decay(f)} scales
      * it with the counts (never below this value). A higher starting floor keeps keys seen fewer times out of the
      * shards from the start.
      */
-    public HotkeeperBuilder promotionFloor(long promotionFloor) {
-        if (promotionFloor < 1 || promotionFloor > TableLayout.MAX_COUNT) {
-            throw new IllegalArgumentException("promotionFloor=" + promotionFloor + ": must be >= 1 and <= "
+    public HotkeeperBuilder minCount(long minCount) {
+        if (minCount < 1 || minCount > TableLayout.MAX_COUNT) {
+            throw new IllegalArgumentException("minCount=" + minCount + ": must be >= 1 and <= "
                     + TableLayout.MAX_COUNT);
         }
-        once("promotionFloor", "promotionFloor(" + promotionFloor + ")");
-        this.promotionFloor = promotionFloor;
-        this.promotionFloorGiven = true;
+        once("minCount", "minCount(" + minCount + ")");
+        this.minCount = minCount;
+        this.minCountGiven = true;
         return this;
     }
 
@@ -453,7 +454,7 @@ public final class HotkeeperBuilder {
      *
      * <p>A sketch without a name is not registered with JFR and emits nothing; a named one registers a periodic
      * hook when it is built (the first loads JFR's event metadata, not a recording) and removes it in
-     * {@link Hotkeeper#close()}. Needs key shards ({@code keyShards(false)} has no top k to report).
+     * {@link Hotkeeper#close()}. Needs key shards ({@code keepKeys(false)} has no top k to report).
      *
      * @throws IllegalArgumentException if {@code name} is blank
      */
@@ -497,10 +498,10 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
                     + "it only sizes the split of a total budget");
         }
-        if (!keyShards && (shardCapacity > 0 || maxKeyBytesGiven || promotionFloorGiven || listener != null
+        if (!keepKeys && (shardCapacity > 0 || maxKeyBytesGiven || minCountGiven || listener != null
                 || name != null)) {
-            throw new IllegalArgumentException("keyShards(false) with " + (shardCapacity > 0 ? "shardCapacity"
-                    : maxKeyBytesGiven ? "maxKeyBytes" : promotionFloorGiven ? "promotionFloor"
+            throw new IllegalArgumentException("keepKeys(false) with " + (shardCapacity > 0 ? "shardCapacity"
+                    : maxKeyBytesGiven ? "maxKeyBytes" : minCountGiven ? "minCount"
                     : listener != null ? "expelledKeyListener" : "name") + ": that option needs key shards");
         }
         SaltMode effectiveSalt = effectiveSaltMode();

@@ -24,7 +24,7 @@ public final class HotkeeperInfo {
     private final double decayBase;
     private final SaltMode saltMode;
     private final int saltShards;
-    private final boolean keyShards;
+    private final boolean keepsKeys;
     private final int shards;
     private final int shardCapacity;
     private final int maxKeyBytes;
@@ -44,7 +44,7 @@ public final class HotkeeperInfo {
 
     /** The engine's: {@link Hotkeeper#info()}. The parts map is copied. */
     HotkeeperInfo(int k, long tableBytes, long buckets, double decayBase, SaltMode saltMode, int saltShards,
-                  boolean keyShards, int shards, int shardCapacity, int maxKeyBytes, long promotionFloor,
+                  boolean keepsKeys, int shards, int shardCapacity, int maxKeyBytes, long promotionFloor,
                   long shardBytes, int tables, CombiningMode combining, boolean combiningEngaged, int combinerEntries,
                   int flushThreshold, int combiners, SortedMap<String, Long> nativeBytesByPart, long memoryBudget,
                   int shardLimit, int candidateBuckets, Partitioning partitioning) {
@@ -54,7 +54,7 @@ public final class HotkeeperInfo {
         this.decayBase = decayBase;
         this.saltMode = Objects.requireNonNull(saltMode, "saltMode");
         this.saltShards = saltShards;
-        this.keyShards = keyShards;
+        this.keepsKeys = keepsKeys;
         this.shards = shards;
         this.shardCapacity = shardCapacity;
         this.maxKeyBytes = maxKeyBytes;
@@ -104,8 +104,8 @@ public final class HotkeeperInfo {
     }
 
     /** Whether real keys are tracked. */
-    public boolean keyShards() {
-        return keyShards;
+    public boolean keepsKeys() {
+        return keepsKeys;
     }
 
     /**
@@ -129,7 +129,10 @@ public final class HotkeeperInfo {
         return maxKeyBytes;
     }
 
-    /** The count at which a key is recorded in its observer's shard. */
+    /**
+     * The promotion floor now: the count at which a key is recorded in its observer's shard. It starts at
+     * {@link HotkeeperBuilder#minCount}, rises when full shards turn candidates away and falls back towards it.
+     */
     public long promotionFloor() {
         return promotionFloor;
     }
@@ -229,7 +232,7 @@ public final class HotkeeperInfo {
         return o instanceof HotkeeperInfo i
                 && i.k == k && i.tableBytes == tableBytes && i.buckets == buckets
                 && Double.compare(i.decayBase, decayBase) == 0 && i.saltMode == saltMode && i.saltShards == saltShards
-                && i.keyShards == keyShards && i.shards == shards && i.shardCapacity == shardCapacity
+                && i.keepsKeys == keepsKeys && i.shards == shards && i.shardCapacity == shardCapacity
                 && i.maxKeyBytes == maxKeyBytes && i.promotionFloor == promotionFloor && i.shardBytes == shardBytes
                 && i.tables == tables && i.combining == combining && i.combiningEngaged == combiningEngaged
                 && i.combinerEntries == combinerEntries && i.flushThreshold == flushThreshold
@@ -245,7 +248,7 @@ public final class HotkeeperInfo {
      */
     @Override
     public int hashCode() {
-        return Objects.hash(k, tableBytes, buckets, decayBase, saltMode, saltShards, keyShards, shards, shardCapacity,
+        return Objects.hash(k, tableBytes, buckets, decayBase, saltMode, saltShards, keepsKeys, shards, shardCapacity,
                 maxKeyBytes, promotionFloor, shardBytes, tables, combining, combiningEngaged, combinerEntries,
                 flushThreshold, combiners, nativeBytesByPart, memoryBudget, shardLimit, candidateBuckets, partitioning);
     }
@@ -259,7 +262,7 @@ public final class HotkeeperInfo {
     public String toString() {
         return "HotkeeperInfo[k=" + k + ", tableBytes=" + tableBytes + ", buckets=" + buckets
                 + ", decayBase=" + decayBase + ", saltMode=" + saltMode + ", saltShards=" + saltShards
-                + ", keyShards=" + keyShards + ", shards=" + shards + ", shardCapacity=" + shardCapacity
+                + ", keepsKeys=" + keepsKeys + ", shards=" + shards + ", shardCapacity=" + shardCapacity
                 + ", maxKeyBytes=" + maxKeyBytes + ", promotionFloor=" + promotionFloor + ", shardBytes=" + shardBytes
                 + ", tables=" + tables + ", combining=" + combining + ", combiningEngaged=" + combiningEngaged
                 + ", combinerEntries=" + combinerEntries + ", flushThreshold=" + flushThreshold

@@ -66,25 +66,25 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
      * @param budget            total native bytes
      * @param k                 heavy hitters to report
      * @param maxKeyBytes       longest key stored whole (sizes a shard entry)
-     * @param keyShards         whether keys are tracked (no links and no shards otherwise)
+     * @param keepKeys         whether keys are tracked (no links and no shards otherwise)
      * @param tables            bucket tables sharing the budget (worker or per-node tables)
      * @param fixedBytes        salt and stats bytes, which the options fix
      * @param combinerBlockBytes bytes of one combiner block (0: combining off)
      * @param workers           the workers expected to observe (sizes shards and combiner blocks; more may come)
      * @throws IllegalArgumentException naming the minimum budget, if {@code budget} cannot hold {@code k} keys
      */
-    static MemoryPlan of(long budget, int k, int maxKeyBytes, boolean keyShards, int tables, long fixedBytes,
+    static MemoryPlan of(long budget, int k, int maxKeyBytes, boolean keepKeys, int tables, long fixedBytes,
                          long combinerBlockBytes, int workers) {
         int minCapacity = minCapacity(k);
-        long minShardBytes = keyShards ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
-        long preferredShardBytes = keyShards ? ShardLayout.plannedShardBytes(preferredCapacity(k), maxKeyBytes) : 0;
-        long perTableMinimum = tableAndLinks(TableLayout.MIN_TABLE_BYTES, keyShards) + minShardBytes;
+        long minShardBytes = keepKeys ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
+        long preferredShardBytes = keepKeys ? ShardLayout.plannedShardBytes(preferredCapacity(k), maxKeyBytes) : 0;
+        long perTableMinimum = tableAndLinks(TableLayout.MIN_TABLE_BYTES, keepKeys) + minShardBytes;
         long minimum = fixedBytes + tables * perTableMinimum;
         if (budget < minimum) {
-            throw new IllegalArgumentException("memory=" + budget + ": too small for k=" + k + (keyShards
+            throw new IllegalArgumentException("memory=" + budget + ": too small for k=" + k + (keepKeys
                     ? " keys of up to " + maxKeyBytes + " bytes" : "") + "; the minimum is " + minimum
                     + " bytes (" + tables + " x (table " + TableLayout.MIN_TABLE_BYTES
-                    + (keyShards ? " + links " + TableLayout.MIN_TABLE_BYTES + " + a shard of " + minCapacity
+                    + (keepKeys ? " + links " + TableLayout.MIN_TABLE_BYTES + " + a shard of " + minCapacity
                     + " keys, " + minShardBytes : "") + " + control " + BucketTable.CONTROL_BYTES + ") + salt and stats "
                     + fixedBytes + ")");
         }
@@ -97,7 +97,7 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         }
         long perTable = (budget - fixedBytes - combinerBlocks * combinerBlockBytes) / tables;
         int shards = 0;
-        if (keyShards) {
+        if (keepKeys) {
             shards = 1;
             while (shards < Math.min(workers, MAX_SHARDS) && (shards + 1) * preferredShardBytes <= perTable / 4) {
                 shards++;
@@ -107,25 +107,25 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         // (the minimum check above guarantees at least the smallest table; an eighth exceeds the minimum shards
         // only where the share is 8 times their size, so the smallest table still fits).
         long shardShare = 0;
-        if (keyShards) {
+        if (keepKeys) {
             // What the shards may take while the table keeps its roomy size, in whole pages (a partial page would
             // be lost to both); between the minimum and the preferred shards.
             long room = ShardLayout.shardBytesForPages(ShardLayout.pagesIn(Math.max(0, perTable
-                    - tableAndLinks(roomyTableBytes(k), keyShards)) / shards, maxKeyBytes), maxKeyBytes) * shards;
+                    - tableAndLinks(roomyTableBytes(k), keepKeys)) / shards, maxKeyBytes), maxKeyBytes) * shards;
             shardShare = Math.max(Math.max(shards * minShardBytes, Math.min(shards * preferredShardBytes, room)),
                     perTable / SHARD_SHARE_DIVISOR);
         }
-        long bucketAndLinks = keyShards ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
+        long bucketAndLinks = keepKeys ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
         long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,
                 (perTable - BucketTable.CONTROL_BYTES - shardShare) / bucketAndLinks));
         long tableBytes = buckets * TableLayout.BUCKET_BYTES;
         int capacity = 0;
         long shardBytes = 0;
-        if (keyShards) {
+        if (keepKeys) {
             // Each shard takes the pages its share holds; no more keys than the table has slots (a shard never
             // holds more keys than the table tracks).
             long slots = tableBytes / TableLayout.SLOT_BYTES;
-            long share = (perTable - tableAndLinks(tableBytes, keyShards)) / shards;
+            long share = (perTable - tableAndLinks(tableBytes, keepKeys)) / shards;
             int plannedClass = ShardLayout.classFor(Math.min(ShardLayout.PLANNED_TEXT_KEY_BYTES, maxKeyBytes),
                     maxKeyBytes);
             int classes = ShardLayout.classes(maxKeyBytes);
@@ -138,8 +138,8 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
             capacity = (int) Math.min(Math.max(keys, dataPages * ShardLayout.entriesPerPage(0, maxKeyBytes)),
                     Math.min(Math.max(keys, slots), ShardLayout.MAX_ENTRIES));
         }
-        long planned = fixedBytes + combinerBlocks * combinerBlockBytes + tables * (tableAndLinks(tableBytes, keyShards)
-                + (keyShards ? shards * shardBytes : 0));
+        long planned = fixedBytes + combinerBlocks * combinerBlockBytes + tables * (tableAndLinks(tableBytes, keepKeys)
+                + (keepKeys ? shards * shardBytes : 0));
         return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned, shardBytes);
     }
 
@@ -163,7 +163,7 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         return buckets * TableLayout.BUCKET_BYTES;
     }
 
-    private static long tableAndLinks(long tableBytes, boolean keyShards) {
-        return (keyShards ? 2 * tableBytes : tableBytes) + BucketTable.CONTROL_BYTES;
+    private static long tableAndLinks(long tableBytes, boolean keepKeys) {
+        return (keepKeys ? 2 * tableBytes : tableBytes) + BucketTable.CONTROL_BYTES;
     }
 }

@@ -41,7 +41,7 @@ class CloseRuleTest {
     private static final io.hotkeeper.engine.snapshot.HotkeeperSnapshot SNAPSHOT;
 
     static {
-        try (Hotkeeper source = Hotkeeper.builder().memoryBytes(4096).seed(3).promotionFloor(1).build()) {
+        try (Hotkeeper source = Hotkeeper.builder().memoryBytes(4096).seed(3).minCount(1).build()) {
             for (int i = 0; i < 100; i++) {
                 source.observe("key-" + (i % 7));
             }
@@ -120,18 +120,18 @@ class CloseRuleTest {
     private static final Map<String, Supplier<Hotkeeper>> SHAPES = new LinkedHashMap<>();
 
     static {
-        SHAPES.put("default", () -> Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).build());
+        SHAPES.put("default", () -> Hotkeeper.builder().memoryBytes(4096).minCount(1).build());
         SHAPES.put("no key shards, no combining",
-                () -> Hotkeeper.builder().memoryBytes(4096).keyShards(false).combining(CombiningMode.OFF).build());
+                () -> Hotkeeper.builder().memoryBytes(4096).keepKeys(false).combining(CombiningMode.OFF).build());
         SHAPES.put("combining on", () -> Hotkeeper.builder().memoryBytes(4096).combining(CombiningMode.ON).build());
         SHAPES.put("worker tables", () -> Hotkeeper.builder().memoryBytes(4096)
-                .partitioning(Partitioning.perWorker(2)).promotionFloor(1).build());
+                .partitioning(Partitioning.perWorker(2)).minCount(1).build());
         SHAPES.put("per-node tables (2 simulated)",
-                () -> SimulatedNodes.build(Hotkeeper.builder().memoryBytes(4096).promotionFloor(1), 2, () -> 0));
+                () -> SimulatedNodes.build(Hotkeeper.builder().memoryBytes(4096).minCount(1), 2, () -> 0));
         SHAPES.put("windowed (4 slices of a minute)", () -> Hotkeeper.builder().memoryBytes(4096)
-                .partitioning(Partitioning.window(java.time.Duration.ofMinutes(4), 4)).promotionFloor(1).build());
+                .partitioning(Partitioning.window(java.time.Duration.ofMinutes(4), 4)).minCount(1).build());
         SHAPES.put("named (a JFR hook), stats recorded",
-                () -> Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).name("close-rule").recordStats().build());
+                () -> Hotkeeper.builder().memoryBytes(4096).minCount(1).name("close-rule").recordStats().build());
         SHAPES.put("decay base 1.08, sharded salt", () -> Hotkeeper.builder().memoryBytes(4096).decayBase(1.08)
                 .shardedSalt().build());
     }

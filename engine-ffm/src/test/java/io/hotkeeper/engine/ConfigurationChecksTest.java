@@ -15,11 +15,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ConfigurationChecksTest {
     @Test
     void optionsWithoutEffectAreRefusedNamingThem() {
-        refused(() -> Hotkeeper.builder().keyShards(false).maxKeyBytes(32), "keyShards(false) with maxKeyBytes");
-        refused(() -> Hotkeeper.builder().keyShards(false).promotionFloor(4), "keyShards(false) with promotionFloor");
-        refused(() -> Hotkeeper.builder().keyShards(false).shardCapacity(64), "keyShards(false) with shardCapacity");
-        refused(() -> Hotkeeper.builder().keyShards(false).expelledKeyListener(h -> { }),
-                "keyShards(false) with expelledKeyListener");
+        refused(() -> Hotkeeper.builder().keepKeys(false).maxKeyBytes(32), "keepKeys(false) with maxKeyBytes");
+        refused(() -> Hotkeeper.builder().keepKeys(false).minCount(4), "keepKeys(false) with minCount");
+        refused(() -> Hotkeeper.builder().keepKeys(false).shardCapacity(64), "keepKeys(false) with shardCapacity");
+        refused(() -> Hotkeeper.builder().keepKeys(false).expelledKeyListener(h -> { }),
+                "keepKeys(false) with expelledKeyListener");
         refused(() -> Hotkeeper.builder().saltShards(4), "saltShards=4 with saltMode SHARED");
         refused(() -> Hotkeeper.builder()
                 .partitioning(Partitioning.perWorker(2)).saltShards(4), "saltShards=4 with saltMode PER_TABLE");
@@ -48,7 +48,7 @@ class ConfigurationChecksTest {
                 "saltMode was already set by saltMode(SHARED); saltMode(SHARDED)");
         setTwice(() -> Hotkeeper.builder().partitioning(Partitioning.perWorker(2)).partitioning(Partitioning.shared()),
                 "partitioning was already set");
-        setTwice(() -> Hotkeeper.builder().promotionFloor(4).promotionFloor(4), "promotionFloor was already set");
+        setTwice(() -> Hotkeeper.builder().minCount(4).minCount(4), "minCount was already set");
         setTwice(() -> Hotkeeper.builder().combining(CombiningMode.ON).combining(CombiningMode.OFF),
                 "combining was already set by combining(ON); combining(OFF)");
         setTwice(() -> Hotkeeper.builder().name("a").name("b"), "name was already set by name(a); name(b)");
@@ -81,7 +81,7 @@ class ConfigurationChecksTest {
         build(Hotkeeper.builder().partitioning(Partitioning.perWorker(2)).combining(CombiningMode.ON).combiner(64, 16));
         build(Hotkeeper.builder().combiner(64, 16));
         build(Hotkeeper.builder().memory(1 << 20).expectedThreads(4));
-        build(Hotkeeper.builder().keyShards(false).combining(CombiningMode.OFF));
+        build(Hotkeeper.builder().keepKeys(false).combining(CombiningMode.OFF));
     }
 
     private static void refused(Supplier<HotkeeperBuilder> builder, String message) {

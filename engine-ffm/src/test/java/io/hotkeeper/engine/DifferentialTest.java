@@ -41,7 +41,7 @@ class DifferentialTest {
         long[] stream = new ZipfKeys(items, exponent).keys(1_000_000, 7);
         SequentialModel model = new SequentialModel(memory, seed, base, FLOOR);
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(memory).seed(seed).decayBase(base)
-                .combining(CombiningMode.OFF).promotionFloor(FLOOR).shardCapacity((int) (memory / 8)).build()) {
+                .combining(CombiningMode.OFF).minCount(FLOOR).shardCapacity((int) (memory / 8)).build()) {
             for (long key : stream) {
                 hk.observe(key);
                 model.observe(key);

@@ -174,8 +174,8 @@ class FlightRecorderEventsTest {
         assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().name(" "));
         assertThrows(NullPointerException.class, () -> Hotkeeper.builder().name(null));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().keyShards(false).name("orders").build());
-        assertEquals("keyShards(false) with name: that option needs key shards", e.getMessage());
+                () -> Hotkeeper.builder().keepKeys(false).name("orders").build());
+        assertEquals("keepKeys(false) with name: that option needs key shards", e.getMessage());
     }
 
     /**

@@ -174,7 +174,7 @@ class HeavyHitterTest {
     void anExpelledKeyCarriesItsKind() {
         List<HeavyHitter> expelled = new CopyOnWriteArrayList<>();
         // A 4 KiB table and a promotion floor of 1: a stream of distinct text keys soon expels tracked ones.
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).minCount(1)
                 .expelledKeyListener(expelled::add).build()) {
             for (int i = 0; i < 100_000 && expelled.isEmpty(); i++) {
                 hk.observe("key-" + i);

@@ -19,7 +19,7 @@ class HotkeeperInfoTest {
 
     /** The record's components, in its order: the accessors keep these names, toString lists them so. */
     private static final List<String> NAMES = List.of("k", "tableBytes", "buckets", "decayBase", "saltMode",
-            "saltShards", "keyShards", "shards", "shardCapacity", "maxKeyBytes", "promotionFloor", "shardBytes",
+            "saltShards", "keepsKeys", "shards", "shardCapacity", "maxKeyBytes", "promotionFloor", "shardBytes",
             "tables", "combining", "combiningEngaged", "combinerEntries", "flushThreshold", "combiners",
             "nativeBytesByPart", "memoryBudget", "shardLimit", "candidateBuckets", "partitioning");
 

@@ -316,7 +316,7 @@ class KeyObserverTest {
                 assertEquals(old, thrown(() -> hk.bounds(NATIVE_PADDED, AT, BYTES.length, confidence)));
             }
         }
-        try (Hotkeeper noShards = Hotkeeper.builder().keyShards(false).build()) {
+        try (Hotkeeper noShards = Hotkeeper.builder().keepKeys(false).build()) {
             Class<?> old = thrown(() -> noShards.contains(BYTES));
             assertEquals(UnsupportedOperationException.class, old);
             assertEquals(old, thrown(() -> noShards.contains(PADDED, AT, BYTES.length)));

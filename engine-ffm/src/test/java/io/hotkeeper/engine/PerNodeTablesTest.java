@@ -23,7 +23,7 @@ class PerNodeTablesTest {
 
     @Test
     void eachNodeWritesItsOwnTableAndQueriesCombineThem() throws Exception {
-        try (Hotkeeper hk = SimulatedNodes.build(Hotkeeper.builder().memoryBytes(16384).seed(3).promotionFloor(1),
+        try (Hotkeeper hk = SimulatedNodes.build(Hotkeeper.builder().memoryBytes(16384).seed(3).minCount(1),
                 2, NODE::get)) {
             Thread node0 = Thread.ofPlatform().start(() -> {
                 NODE.set(0);

@@ -51,10 +51,10 @@ class WorkerLookupTest {
     void observationsThatNeitherPromoteNorCombineLookNoWorkerUp() throws Exception {
         // A floor the cold keys never reach: none of their observations promotes (the default floor, 1, would
         // promote every first observation, and a promotion looks its worker up).
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).promotionFloor(COLD_FLOOR).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR).build()) {
             assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
         }
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).promotionFloor(COLD_FLOOR).shardedSalt()
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR).shardedSalt()
                 .build()) {
             assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
         }

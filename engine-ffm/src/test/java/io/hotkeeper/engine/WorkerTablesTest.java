@@ -77,7 +77,7 @@ class WorkerTablesTest {
 
     @Test
     void aKeyObservedByTwoWorkersIsSummedAndRankedFromAThirdThread() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).minCount(1)
                 .partitioning(Partitioning.perWorker(64))
                 .build()) {
             inTwoLiveThreads(() -> {

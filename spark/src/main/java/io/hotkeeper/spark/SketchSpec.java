@@ -106,7 +106,7 @@ public record SketchSpec(long memoryBytes, int k, int maxKeyBytes) implements Se
                 .maxKeyBytes(maxKeyBytes)
                 .seed(SEED)
                 // From 1, keys are tracked from their first occurrence: k distinct keys yield all k of them.
-                .promotionFloor(promotionFloor)
+                .minCount(promotionFloor)
                 .combining(CombiningMode.OFF)
                 .build();
     }

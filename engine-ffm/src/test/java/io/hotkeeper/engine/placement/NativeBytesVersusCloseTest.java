@@ -122,7 +122,7 @@ class NativeBytesVersusCloseTest {
     void workersPromotingWhileTheSketchClosesLeaveTheCountExact() throws Exception {
         long before = NativeBytes.live();
         for (int round = 0; round < 50; round++) {
-            Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).promotionFloor(1).build();
+            Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).minCount(1).build();
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 long key = t;

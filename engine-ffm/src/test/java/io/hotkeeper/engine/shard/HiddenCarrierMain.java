@@ -12,7 +12,7 @@ public final class HiddenCarrierMain {
     }
 
     public static void main(String[] args) throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().promotionFloor(1).build();
+        try (Hotkeeper hk = Hotkeeper.builder().minCount(1).build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < 10_000; i++) {
                 executor.submit(() -> {

@@ -46,7 +46,7 @@ class KeyShardsTest {
 
     @Test
     void keysReachingTheFloorArePromotedAndReportedWithTheirBytes() {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 16).seed(SEED).promotionFloor(3).k(3).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 16).seed(SEED).minCount(3).k(3).build()) {
             for (int i = 0; i < 10; i++) {
                 hk.observe("alpha");
             }
@@ -78,7 +78,7 @@ class KeyShardsTest {
         String[] keys = {"abcd\u00e9", "ab\uD83D\uDE00", "\u65e5\u672c", "ok\uD800z", "abcde"};
         String[] stored = {"abcd", "ab", "\u65e5", "ok?z", "abcde"};
         for (int i = 0; i < keys.length; i++) {
-            try (Hotkeeper hk = Hotkeeper.builder().maxKeyBytes(5).promotionFloor(1).build()) {
+            try (Hotkeeper hk = Hotkeeper.builder().maxKeyBytes(5).minCount(1).build()) {
                 hk.observe(keys[i]);
                 HeavyHitter h = hk.topK(1).getFirst();
                 assertEquals(stored[i], h.keyAsString(), keys[i]);
@@ -89,7 +89,7 @@ class KeyShardsTest {
 
     @Test
     void longKeysAreStoredTruncatedAndSaySo() {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().maxKeyBytes(8).promotionFloor(1).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().maxKeyBytes(8).minCount(1).build()) {
             String longKey = "GET /api/v1/orders/12345?verbose=true";
             hk.observe(longKey);
             hk.observe("short");
@@ -105,7 +105,7 @@ class KeyShardsTest {
     void aReplacedTrackedKeyIsHandedToItsOwnersShardReapedAndExpelled() throws Exception {
         List<Long> keys = keysInBucketZero(9);
         List<HeavyHitter> expelled = new CopyOnWriteArrayList<>();
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).minCount(1)
                 .expelledKeyListener(expelled::add).build()) {
             // Thread A promotes eight keys into its shard: each claims a slot of bucket 0 with count 1.
             Thread a = Thread.ofPlatform().start(() -> keys.subList(0, 8).forEach(hk::observe));
@@ -142,7 +142,7 @@ class KeyShardsTest {
     @Test
     void anIdleOwnerReapsWhatWasHandedToItWhenItAsks() throws Exception {
         List<Long> keys = keysInBucketZero(9);
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).promotionFloor(1).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(SEED).minCount(1).build()) {
             java.util.concurrent.CountDownLatch promoted = new java.util.concurrent.CountDownLatch(1);
             java.util.concurrent.CountDownLatch evicted = new java.util.concurrent.CountDownLatch(1);
             int[] ownerShard = new int[1];
@@ -176,7 +176,7 @@ class KeyShardsTest {
 
     @Test
     void aFullShardEvictsItsOwnUnvisitedLighterEntriesWithSieve() {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).minCount(1)
                 .shardCapacity(16).build()) {
             // One heavy key, observed often enough to be visited; then ever heavier one-off keys, each of which
             // beats the (unvisited, lighter) SIEVE victim and takes its entry.
@@ -198,7 +198,7 @@ class KeyShardsTest {
 
     @Test
     void aFullShardTurnsAwayLighterCandidatesAndTheFloorRisesAboveThem() {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 20).seed(SEED).minCount(1)
                 .shardCapacity(16).build()) {
             for (int i = 0; i < 16; i++) {
                 hk.observe("resident-" + i, 100);
@@ -214,10 +214,10 @@ class KeyShardsTest {
 
     @Test
     void queriesNeedKeyShardsAndRejectBadArguments() {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().keyShards(false).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().keepKeys(false).build()) {
             hk.observe(1L);
             assertThrows(UnsupportedOperationException.class, hk::topK);
-            assertFalse(hk.info().keyShards());
+            assertFalse(hk.info().keepsKeys());
         }
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().build()) {
             assertThrows(IllegalArgumentException.class, () -> hk.topK(-1));
@@ -227,6 +227,6 @@ class KeyShardsTest {
                 assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().k(0)).getMessage());
         assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().maxKeyBytes(0));
         assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().shardCapacity(3));
-        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().promotionFloor(0));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().minCount(0));
     }
 }

@@ -78,7 +78,7 @@ class MixedKeyLengthsTest {
     void readersConcurrentWithMixedLengthChurnNeverSeeAWrongKey(int capacity) throws Exception {
         int threads = 4;
         int perThread = 400_000;
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(2)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).minCount(2)
                 .shardCapacity(capacity).maxKeyBytes(MAX_KEY_BYTES).seed(29).build()) {
             CyclicBarrier start = new CyclicBarrier(threads + 1);
             AtomicReference<Throwable> failure = new AtomicReference<>();

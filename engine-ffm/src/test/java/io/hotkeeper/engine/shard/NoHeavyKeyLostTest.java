@@ -52,7 +52,7 @@ class NoHeavyKeyLostTest {
     }
 
     private static HotkeeperBuilder small() {
-        return Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1).combining(CombiningMode.OFF);
+        return Hotkeeper.builder().memoryBytes(4096).seed(SEED).minCount(1).combining(CombiningMode.OFF);
     }
 
     /** Every tracked slot links a live entry that names it back (the invariant the holes broke), and more. */
@@ -192,7 +192,7 @@ class NoHeavyKeyLostTest {
 
     @Test
     void aStaleHeavyEntryDoesNotTurnAwayHeavierNewKeys() {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 20).seed(SEED).minCount(1)
                 .shardCapacity(16).k(16).combining(CombiningMode.OFF).build()) {
             hk.observe("stale", 1_000_000);
             for (int i = 0; i < 15; i++) {
@@ -213,7 +213,7 @@ class NoHeavyKeyLostTest {
 
     @Test
     void thePromotionFloorFallsWhenShardsMakeRoom() {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(4)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).minCount(4)
                 .combining(CombiningMode.OFF).build()) {
             var table = Internals.keyShards(hk);
             table.rejected(1000);
@@ -229,7 +229,7 @@ class NoHeavyKeyLostTest {
 
     @Test
     void threadsThatEndGiveTheirIdAndShardToTheNext() throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().seed(SEED).promotionFloor(1).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().seed(SEED).minCount(1).build()) {
             for (int i = 0; i < 5_000; i++) {
                 int key = i;
                 Thread t = Thread.ofPlatform().start(() -> hk.observe(key));
@@ -247,7 +247,7 @@ class NoHeavyKeyLostTest {
         List<String> framesInside = new ArrayList<>();
         AtomicReference<Hotkeeper> self = new AtomicReference<>();
         long[] listenerObservations = {0};
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(SEED).minCount(1)
                 .combining(CombiningMode.ON).combiner(16, 4).expelledKeyListener(expelled -> {
                     for (StackTraceElement f : Thread.currentThread().getStackTrace()) {
                         if (f.getClassName().endsWith("HotKeyCombiners") || f.getClassName().endsWith("BucketTable")) {

@@ -107,7 +107,7 @@ class PromotionFloorRescaleTest {
 
     @Test
     void aRaiseFromCountsReadBeforeAResetDoesNotOutliveIt() {
-        try (Hotkeeper hk = sixteenPerShard().promotionFloor(4).build()) {
+        try (Hotkeeper hk = sixteenPerShard().minCount(4).build()) {
             BucketTable table = Internals.tables(hk).table(0);
             KeyShards shards = Internals.keyShards(hk);
             // An owner reads the rescale count, then the counts that turn a candidate of 1,000 away...

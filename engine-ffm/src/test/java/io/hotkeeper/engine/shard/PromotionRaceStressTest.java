@@ -39,7 +39,7 @@ class PromotionRaceStressTest {
     void promotionsReplacementsAndEvictionsKeepEveryTrackedSlotLinked() throws Exception {
         long handOffs = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(7 + round).promotionFloor(1)
+            try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).seed(7 + round).minCount(1)
                     .shardCapacity(16).combining(CombiningMode.OFF).build()) {
                 run(hk, round);
                 HotkeeperStats stats = hk.stats();

@@ -36,7 +36,7 @@ class ShardIntegrityTest {
         long[] keys = new ZipfKeys(200_000, 0.8).keys(1 << 18, 5);
         for (int capacity : new int[] {1024, 64}) {
             for (CombiningMode mode : new CombiningMode[] {CombiningMode.OFF, CombiningMode.ON}) {
-                try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(2).shardCapacity(capacity)
+                try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).minCount(2).shardCapacity(capacity)
                         .combining(mode).seed(17).build()) {
                     for (int round = 0; round < 3; round++) {
                         churn(hk, keys, 4, 250_000, round);
@@ -59,7 +59,7 @@ class ShardIntegrityTest {
     void passesOnEveryTableOfAWorkerTablesSketch() throws Exception {
         long[] keys = new ZipfKeys(50_000, 1.0).keys(1 << 16, 9);
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096)
-                .partitioning(Partitioning.perWorker(4)).promotionFloor(2)
+                .partitioning(Partitioning.perWorker(4)).minCount(2)
                 .shardCapacity(64).seed(3).build()) {
             churn(hk, keys, 4, 200_000, 0);
             assertEquals(4, Internals.keyShardSets(hk).size());
@@ -105,7 +105,7 @@ class ShardIntegrityTest {
         final KeyShard shard;
 
         Victim(int capacity) {
-            hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(2).shardCapacity(capacity)
+            hk = Hotkeeper.builder().recordStats().memoryBytes(4096).minCount(2).shardCapacity(capacity)
                     .maxKeyBytes(MAX_KEY_BYTES).combining(CombiningMode.OFF).seed(23).build();
             for (long key : new ZipfKeys(20_000, 0.9).keys(200_000, 11)) {
                 hk.observe(key);

@@ -37,7 +37,7 @@ class ShardStressTest {
         // Capacity 1024 > 512 slots: the floor never rises, light tracked keys keep losing their slots, and
         // every such loss is a foreign deletion. Capacity 64 x 4 shards < 512 slots: full shards, SIEVE, and
         // candidates turned away as well.
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(2).shardCapacity(capacity)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).minCount(2).shardCapacity(capacity)
                 .seed(17).build()) {
             CyclicBarrier start = new CyclicBarrier(threads);
             // Halfway through, the writers wait until the reader has read 10 times: reads overlap the churn
@@ -154,7 +154,7 @@ class ShardStressTest {
     @Test
     void closingUnderLoadNeverCrashesAndReturnsEveryRegion() throws Exception {
         for (int round = 0; round < 10; round++) {
-            Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).promotionFloor(1).shardCapacity(32).build();
+            Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).minCount(1).shardCapacity(32).build();
             int threads = 4;
             // Each worker counts down once it has made 10,000 observations: closing then races real work.
             CountDownLatch running = new CountDownLatch(threads);
@@ -200,7 +200,7 @@ class ShardStressTest {
     @Test
     void aHundredThousandVirtualThreadsDoNotMultiplyShards() throws Exception {
         assertTrue(Workers.carrierVisible(), "tests run with jdk.internal.misc exported (see the root pom)");
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 16).promotionFloor(1).build();
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(1 << 16).minCount(1).build();
              var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < 100_000; i++) {
                 long key = i % 1000;

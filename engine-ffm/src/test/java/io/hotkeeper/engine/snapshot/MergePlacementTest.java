@@ -49,7 +49,7 @@ class MergePlacementTest {
     }
 
     private static io.hotkeeper.engine.HotkeeperBuilder sketch() {
-        return Hotkeeper.builder().memoryBytes(TABLE_BYTES).seed(SEED).promotionFloor(8);
+        return Hotkeeper.builder().memoryBytes(TABLE_BYTES).seed(SEED).minCount(8);
     }
 
     /** The same table without its keys: every slot is replayed untracked. */

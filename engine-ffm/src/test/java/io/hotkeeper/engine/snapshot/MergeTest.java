@@ -142,7 +142,7 @@ class MergeTest {
     @Test
     void aMergeByTableAddsEachPartsCountsForAKeyTrackedInOnlyOnePart() {
         try (Hotkeeper a = sketch(7);
-             Hotkeeper b = Hotkeeper.builder().memoryBytes(MEMORY).seed(7).k(K).recordStats().promotionFloor(8)
+             Hotkeeper b = Hotkeeper.builder().memoryBytes(MEMORY).seed(7).k(K).recordStats().minCount(8)
                      .build()) {
             a.observe("hot", 1000);
             b.observe("hot", 5); // below b's promotion floor (8): b does not track it
@@ -150,7 +150,7 @@ class MergeTest {
             HotkeeperSnapshot merged = HotkeeperSnapshot.merge(a.snapshot(), b.snapshot());
             assertEquals(1005, merged.estimate("hot"));
             HotkeeperSnapshot byKeys;
-            try (Hotkeeper c = Hotkeeper.builder().memoryBytes(MEMORY).seed(8).k(K).recordStats().promotionFloor(8)
+            try (Hotkeeper c = Hotkeeper.builder().memoryBytes(MEMORY).seed(8).k(K).recordStats().minCount(8)
                     .build()) {
                 c.observe("hot", 5); // untracked in c (below its floor of 8)
                 byKeys = HotkeeperSnapshot.merge(a.snapshot(), c.snapshot());

@@ -38,7 +38,7 @@ class ResetStressTest {
             ConcurrentLinkedQueue<Throwable> thrown = new ConcurrentLinkedQueue<>();
             long[] stream = SnapshotStreams.zipf();
             AtomicLong expelled = new AtomicLong();
-            try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(4).promotionFloor(2).shardCapacity(64)
+            try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(4).minCount(2).shardCapacity(64)
                     .combining(mode).recordStats().expelledKeyListener(h -> expelled.incrementAndGet())
                     .build()) {
                 AtomicBoolean stop = new AtomicBoolean();
@@ -172,7 +172,7 @@ class ResetStressTest {
     @Test
     @org.junit.jupiter.api.Timeout(60)
     void aResetFromInsideTheResettingThreadsOwnPromotionDoesNotWaitForItself() {
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(6).promotionFloor(1)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(6).minCount(1)
                 .combining(CombiningMode.OFF).build()) {
             for (int i = 0; i < 50; i++) {
                 hk.observe("other-" + i, 5);

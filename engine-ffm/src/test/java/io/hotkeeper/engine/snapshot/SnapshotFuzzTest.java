@@ -340,8 +340,8 @@ class SnapshotFuzzTest {
         bases.add(duplicateKeyImage());
         bases.add(truncatedAndLocatedImage());
         bases.add(tinyKeysImage(300));
-        try (Hotkeeper a = Hotkeeper.builder().memoryBytes(4096).seed(1).promotionFloor(1).build();
-             Hotkeeper b = Hotkeeper.builder().memoryBytes(4096).seed(2).promotionFloor(1).build()) {
+        try (Hotkeeper a = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(1).build();
+             Hotkeeper b = Hotkeeper.builder().memoryBytes(4096).seed(2).minCount(1).build()) {
             for (int i = 0; i < 300; i++) {
                 a.observe("k" + (i % 40));
                 b.observe(i % 13);

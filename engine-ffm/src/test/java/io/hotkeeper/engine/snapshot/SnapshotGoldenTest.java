@@ -42,7 +42,7 @@ class SnapshotGoldenTest {
      */
     static HotkeeperSnapshot generate() {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(11).k(10).maxKeyBytes(16).recordStats().decayBase(2.0)
-                .promotionFloor(8).combining(CombiningMode.OFF).build()) {
+                .minCount(8).combining(CombiningMode.OFF).build()) {
             hk.observeAll(new ZipfKeys(500, 1.1).keys(20_000, 42));
             for (int i = 0; i < 3_000; i++) {
                 hk.observe("word-" + (i % 37));

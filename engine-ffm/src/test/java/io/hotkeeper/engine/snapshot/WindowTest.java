@@ -91,7 +91,7 @@ class WindowTest {
     void rotationWhileThreadsObserveAndRead() throws Exception {
         AtomicLong now = new AtomicLong(0);
         long[] stream = SnapshotStreams.zipf();
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(4).promotionFloor(2)
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(4).minCount(2)
                 .partitioning(Partitioning.window(Duration.ofMillis(40), 4)).clock(now::get).build()) {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicReference<Throwable> failure = new AtomicReference<>();

@@ -107,7 +107,7 @@ public final class Soak {
     }
 
     private void runCycle(int cycle, long perThreadThisCycle) throws Exception {
-        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(16 * 1024).decayBase(1.08).promotionFloor(2)
+        try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(16 * 1024).decayBase(1.08).minCount(2)
                 .seed(1000 + cycle).build()) {
             Thread[] slots = new Thread[threads];
             for (int t = 0; t < threads; t++) {

@@ -55,7 +55,7 @@ public final class CloseVersusCallsTest {
 
     /** One instance per state: allocation is an arena, 4 KiB of table and links, the salt and stats stripes. */
     static class Fixture {
-        final Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).k(4).promotionFloor(2).shardCapacity(16)
+        final Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).k(4).minCount(2).shardCapacity(16)
                 .maxKeyBytes(8).seed(42).build();
         /** A region of the instance's arena: its scope says whether the memory was freed. */
         final MemorySegment.Scope scope;

@@ -38,7 +38,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
                 + "wiped out, possibly leaving K's new entry orphaned)")
 @State
 public class BrokenResetVersusObserveTest {
-    final Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(21).promotionFloor(1)
+    final Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(21).minCount(1)
             .combining(CombiningMode.OFF).build();
     final KeyShards shards;
     final BucketTable table;

@@ -37,7 +37,7 @@ public class PromotionFloorVersusRescaleTest {
 
     /** A 4 KiB sketch with promotion floor 4; nothing observed (the actors drive the floor directly). */
     public abstract static class Fixture {
-        final Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(26).promotionFloor(4)
+        final Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(26).minCount(4)
                 .combining(CombiningMode.OFF).build();
         final KeyShards shards = Internals.keyShards(hk);
         /** Where the owner leaves what it read, so that the reads stay. */

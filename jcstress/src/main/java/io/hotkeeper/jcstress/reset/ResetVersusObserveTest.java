@@ -43,7 +43,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 public class ResetVersusObserveTest {
     static final long K = 0x5EED_0001L;
 
-    final Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(21).promotionFloor(1)
+    final Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(21).minCount(1)
             .combining(CombiningMode.OFF).build();
 
     public ResetVersusObserveTest() {
