@@ -2,6 +2,7 @@ package io.hotkeeper.bench;
 
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
+import io.hotkeeper.engine.HotkeeperInfo;
 
 import org.apache.datasketches.frequencies.FrequentLongsSketch;
 import com.clearspring.analytics.stream.StreamSummary;
@@ -31,7 +32,8 @@ import java.util.Map;
  * 1.0) over the lines of F ({@link KeyStreams#zipfOverLines}); {@code --memory} a comma list of total budgets in
  * bytes (default 16384,65536,262144); {@code --threads} a comma list (default 1,2); {@code --k} (default 100);
  * {@code --split memory} (default: Hotkeeper built with {@code Builder.memory(budget)} and
- * {@code expectedThreads}) or {@code search} (the split {@link HotkeeperBudget} chooses); {@code --hotkeeper-only}
+ * {@code expectedThreads}), {@code search} (the split {@link HotkeeperBudget} chooses) or {@code links-free} (a
+ * what-if over the budget: the memory split's links given to its table, see {@link #hotkeeperLinksFree}); {@code --hotkeeper-only}
  * runs Hotkeeper alone, one line per budget and thread count (quick comparisons of the engine's own split).
  *
  * <p>Each contender ({@link Contender}) is fitted to the whole budget: Hotkeeper by {@code memory(budget)} or
@@ -114,20 +116,25 @@ public final class Evaluate {
                 }
                 case "--split" -> {
                     split = require(args[i], value);
-                    if (!split.equals("memory") && !split.equals("search")) {
-                        throw new IllegalArgumentException("--split " + split + ": must be memory or search");
+                    if (!split.equals("memory") && !split.equals("search") && !split.equals("links-free")) {
+                        throw new IllegalArgumentException("--split " + split
+                                + ": must be memory, search or links-free");
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
                         + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
-                        + " [--split memory|search] [--sweep-splits] [--hotkeeper-only] [--candidate-buckets 1|2]"
+                        + " [--split memory|search|links-free] [--sweep-splits] [--hotkeeper-only] [--candidate-buckets 1|2]"
                         + " [--decay-base B]");
             }
             i++;
         }
         if (zipfs.isEmpty() && files.isEmpty() && words.isEmpty()) {
             zipfs = List.of("0.8", "1.0", "1.2");
+        }
+        if (split.equals("links-free") && !hotkeeperOnly) {
+            throw new IllegalArgumentException("--split links-free is a what-if over the budget: only with"
+                    + " --hotkeeper-only, never beside the peers");
         }
         Evaluate e = new Evaluate(k, split);
         e.sweep = sweep;
@@ -220,7 +227,7 @@ public final class Evaluate {
                     Result r = results.get("hk");
                     System.out.printf(Locale.ROOT, "| %s | %d KiB | %d | %s | %,d B: %s |%n", shortTitle,
                             budget / 1024, threads, r.cell(), r.bytes(), r.held());
-                    if (r.bytes() > budget) {
+                    if (r.bytes() > budget && !split.equals("links-free")) {
                         throw new IllegalStateException(r.name() + " over budget: " + r.bytes() + " > " + budget);
                     }
                     continue;
@@ -273,6 +280,9 @@ public final class Evaluate {
      * row's name says so.
      */
     private Contender hotkeeper(long budget, int threads) {
+        if (split.equals("links-free")) {
+            return hotkeeperLinksFree(budget, threads);
+        }
         if (split.equals("memory")) {
             HotkeeperBuilder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
                     .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).candidateBuckets(candidateBuckets);
@@ -292,6 +302,27 @@ public final class Evaluate {
         HotkeeperBudget.Fit f = hotkeeperFit(budget, threads);
         return Contender.hotkeeper("Hotkeeper, bench split (HotkeeperBudget)",
                 f.builder().candidateBuckets(candidateBuckets), budget, threads);
+    }
+
+    /**
+     * A what-if, not a configuration (issue #28 item 1): {@code memory(budget)}'s plan with the bytes of its links
+     * given to the table (twice the planned table), the same shard capacity and {@code long} keys. It holds more
+     * than the budget (the links of the added buckets), so its row shows what counters in place of links would
+     * buy at this budget; the budget check is lifted for it alone.
+     */
+    private Contender hotkeeperLinksFree(long budget, int threads) {
+        HotkeeperInfo plan;
+        try (Hotkeeper planned = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
+                .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).build()) {
+            plan = planned.info();
+        }
+        HotkeeperBuilder b = Hotkeeper.builder().memoryBytes(2 * plan.tableBytes()).shardCapacity(plan.shardCapacity())
+                .k(k).maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).candidateBuckets(candidateBuckets);
+        if (decayBase > 0) {
+            b.decayBase(decayBase);
+        }
+        return Contender.hotkeeper("Hotkeeper, links free (what-if: table " + 2 * plan.tableBytes() + " B)", b,
+                Long.MAX_VALUE, threads);
     }
 
     /** Hotkeeper's split for a budget and thread count (stream-independent: fitted once, printed once). */
