@@ -284,11 +284,7 @@ public final class Evaluate {
             return hotkeeperLinksFree(budget, threads);
         }
         if (split.equals("memory")) {
-            HotkeeperBuilder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
-                    .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).candidateBuckets(candidateBuckets);
-            if (decayBase > 0) {
-                b.decayBase(decayBase);
-            }
+            HotkeeperBuilder b = memorySplit(budget, threads);
             try {
                 b.build().close();
                 return Contender.hotkeeper("Hotkeeper memory(" + budget + ")", b, budget, threads);
@@ -312,17 +308,27 @@ public final class Evaluate {
      */
     private Contender hotkeeperLinksFree(long budget, int threads) {
         HotkeeperInfo plan;
-        try (Hotkeeper planned = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
-                .maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).build()) {
+        try (Hotkeeper planned = memorySplit(budget, threads).build()) {
             plan = planned.info();
         }
-        HotkeeperBuilder b = Hotkeeper.builder().memoryBytes(2 * plan.tableBytes()).shardCapacity(plan.shardCapacity())
-                .k(k).maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).candidateBuckets(candidateBuckets);
+        HotkeeperBuilder b = tuned(Hotkeeper.builder().memoryBytes(2 * plan.tableBytes())
+                .shardCapacity(plan.shardCapacity()));
+        return Contender.hotkeeper("Hotkeeper, links free (what-if: table " + 2 * plan.tableBytes() + " B)", b,
+                Long.MAX_VALUE, threads);
+    }
+
+    /** Hotkeeper sized by {@code memory(budget)} for {@code threads} expected threads (the memory split). */
+    private HotkeeperBuilder memorySplit(long budget, int threads) {
+        return tuned(Hotkeeper.builder().memory(budget).expectedThreads(threads));
+    }
+
+    /** {@code b} with this run's k, {@code long} keys, the sketch seed, and the candidate buckets and decay base. */
+    private HotkeeperBuilder tuned(HotkeeperBuilder b) {
+        b.k(k).maxKeyBytes(Long.BYTES).seed(Workloads.SKETCH_SEED).candidateBuckets(candidateBuckets);
         if (decayBase > 0) {
             b.decayBase(decayBase);
         }
-        return Contender.hotkeeper("Hotkeeper, links free (what-if: table " + 2 * plan.tableBytes() + " B)", b,
-                Long.MAX_VALUE, threads);
+        return b;
     }
 
     /** Hotkeeper's split for a budget and thread count (stream-independent: fitted once, printed once). */

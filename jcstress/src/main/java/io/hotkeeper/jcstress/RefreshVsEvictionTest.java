@@ -4,8 +4,6 @@ import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.SlotLinks;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
-
-import java.lang.foreign.Arena;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -15,6 +13,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJJJJJJ_Result;
 import org.openjdk.jcstress.infra.results.JJJJJJ_Result;
 
+import java.lang.foreign.Arena;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -276,7 +275,8 @@ public final class RefreshVsEvictionTest {
                 wrong.incrementAndGet();
             }
             if (lockHeld) {
-                links.unlock(slotOffset); // as KeyShards.replaced does once it has read the link (SlotLinks.takeVictimLink)
+                // As KeyShards.replaced does once it has read the link (SlotLinks.takeVictimLink).
+                links.unlock(slotOffset);
             }
             return false;
         }

@@ -598,7 +598,7 @@ public final class BucketTable {
         // lock if another thread holds it; if the victim was tracked and unlocked, the same CAS takes the lock for
         // this thread (SlotLinks.replacementLock; KeyShards.replaced gives it back, SlotLinks.takeVictimLink).
         boolean tracked = TableLayout.tracked(victim) && trackedSlots != null;
-        long lock = SlotLinks.replacementLock(victim, trackedSlots != null);
+        long lock = SlotLinks.replacementLock(victim, tracked);
         if (!SLOT.compareAndSet(table, offset, victim, TableLayout.word(fp, taken) | placement(offset, base) | lock)) {
             return -1;
         }

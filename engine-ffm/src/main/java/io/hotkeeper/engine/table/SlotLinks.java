@@ -83,13 +83,16 @@ public final class SlotLinks {
     }
 
     /**
-     * The P bit a challenger's replacing CAS writes over {@code victim}: a lock held by another thread is carried
-     * over (only its holder may clear it); a tracked, unlocked victim's lock is taken for the challenger when
-     * {@code keysKept}, so that no claim can store a link before it has read the victim's ({@link #takeVictimLink}
-     * gives it back). The challenger's word itself is untracked.
+     * The P bit a challenger's replacing CAS writes over {@code victim}: with {@code handsOff} (the victim is
+     * tracked and key shards are kept, so the challenger will hand its entry off) the lock is taken for the
+     * challenger, so that no claim can store a link before it has read the victim's ({@link #takeVictimLink}
+     * gives it back); otherwise a lock held by another thread is carried over (only its holder may clear it). If
+     * a tracked victim's P is already set (a claim or an untrack in flight) the bit written is the same, and the
+     * challenger does not hold it: it calls {@link #takeVictimLink} with {@code lockHeld} false, and the holder
+     * gives it back. The challenger's word itself is untracked.
      */
-    public static long replacementLock(long victim, boolean keysKept) {
-        return TableLayout.tracked(victim) && keysKept ? TableLayout.PROMOTING : victim & TableLayout.PROMOTING;
+    public static long replacementLock(long victim, boolean handsOff) {
+        return handsOff ? TableLayout.PROMOTING : victim & TableLayout.PROMOTING;
     }
 
     // ------------------------------------------------------------------ transitions on the table
