@@ -39,6 +39,8 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * A concurrent heavy-hitter sketch (HeavyKeeper family) whose whole state lives in native memory.
@@ -183,7 +185,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      * Builds the instance {@code b} describes (checked by {@link HotkeeperBuilder#build()}), its per-node tables
      * (if asked for) made for {@code topology}'s nodes.
      */
-    Hotkeeper(HotkeeperBuilder b, java.util.function.Supplier<NodeTopology> topology) {
+    Hotkeeper(HotkeeperBuilder b, Supplier<NodeTopology> topology) {
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
         this.seeded = b.seeded;
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
@@ -667,14 +669,11 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             throw new IllegalArgumentException("n=" + n + ": must be >= 0");
         }
         // topK(0) and an instance without shards touch no native memory: the arena cannot tell it is closed.
-        ensureOpen();
-        try {
+        return whileOpen(() -> {
             requireShards();
             tables.rotate();
             return tables.topK(n, this::sumOverTables);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -737,8 +736,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     private boolean containsHash(long hash) {
         // Before any shard exists, contains reads no native memory: the arena cannot tell it is closed.
-        ensureOpen();
-        try {
+        return whileOpen(() -> {
             KeyShards s = requireShards();
             if (multiTable) {
                 // Exactly the keys topK(k) lists (the same ranking by summed estimate, ties by hash).
@@ -747,9 +745,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             }
             // Exactly the keys topK(k) lists: the same ranking (estimate with pending counts, ties by hash).
             return s.ranks(hash, k);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     private KeyShards requireShards() {
@@ -767,12 +763,9 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      */
     public void reap() {
         // Without key shards, or before the caller has a shard, reap touches no native memory.
-        ensureOpen();
-        try {
+        whileOpenRun(() -> {
             tables.drainCurrent();
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -786,27 +779,23 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      */
     public long flush() {
         // Without combiners, or before the caller has a combiner block, flush touches no native memory.
-        ensureOpen();
-        if (combiners == null) {
-            return 0;
-        }
-        try {
+        return whileOpenLong(() -> {
+            if (combiners == null) {
+                return 0;
+            }
             long worker = worker();
             long flushed = combiners.flushCurrent(worker, tableFor(worker));
             if (shards != null) {
                 shardsHere(worker).deliverExpelled();
             }
             return flushed;
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /** The sketch's shape. Threads: any. Progress: wait-free. */
     public HotkeeperInfo info() {
         // Without key shards or combiners, info reads Java fields only.
-        ensureOpen();
-        try {
+        return whileOpen(() -> {
             int shardCount = tables.shardCount();
             long shardBytes = tables.shardBytes();
             return new HotkeeperInfo(k, tableBytes(), table.bucketCount(), lottery.base(), saltMode,
@@ -819,9 +808,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                     combiners == null ? 0 : combiners.activeBlocks(), regions.bytesByPart(),
                     plan == null ? 0 : plan.budget(), plan == null || shards == null ? 0 : plan.shards(),
                     table.geometry().candidates(), partitioning);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -841,18 +828,14 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     /** Operation counts summed over all workers. Threads: any. Progress: wait-free. */
     public HotkeeperStats stats() {
-        if (!stats.hasRegion()) {
-            ensureOpen(); // stats off: no counters to read, so nothing native to fail on after close
-        }
-        try {
+        // Stats off: no counters to read, so nothing native to fail on after close (whileOpen checks first).
+        return whileOpen(() -> {
             return new HotkeeperStats(stats.sum(StatsLayout.REFRESHES), stats.sum(StatsLayout.CLAIMS),
                     stats.sum(StatsLayout.EVICTION_ATTEMPTS), stats.sum(StatsLayout.EVICTION_WINS),
                     stats.sum(StatsLayout.REPLACEMENTS), stats.sum(StatsLayout.SATURATIONS),
                     stats.sum(StatsLayout.PROMOTIONS), stats.sum(StatsLayout.PROMOTIONS_MISSED),
                     stats.sum(StatsLayout.HAND_OFFS), stats.sum(StatsLayout.COMBINED));
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -953,8 +936,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public HotkeeperSnapshot snapshot() {
-        ensureOpen();
-        try {
+        return whileOpen(() -> {
             tables.rotate();
             TableGeometry geometry = table.geometry();
             List<long[]> copies = tables.copyTables();
@@ -967,9 +949,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             }
             return SnapshotTables.access().of(geometry.bucketCount(), geometry.candidates(), k,
                     shards == null ? DEFAULT_MAX_KEY_BYTES : shards.maxKeyBytes(), lottery.base(), seedFingerprint(), seeded, totalWeight(), copies, keys);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -995,8 +975,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      */
     public MergeReport merge(HotkeeperSnapshot snapshot) {
         Objects.requireNonNull(snapshot, "snapshot");
-        ensureOpen();
-        try {
+        return whileOpen(() -> {
             long worker = observeWorker();
             TableGeometry geometry = table.geometry();
             boolean byTable = snapshot.hasTable() && !multiTable && snapshot.bucketCount() == geometry.bucketCount()
@@ -1023,9 +1002,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 mergedWeight.accumulateAndGet(snapshot.totalWeight() - merged, Weights::saturatedAdd);
             }
             return new MergeReport(byTable, merged, dropped);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -1071,17 +1048,14 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      * @throws IllegalStateException if closed
      */
     public long totalWeight() {
-        ensureOpen();
-        try {
+        return whileOpenLong(() -> {
             if (tables.windowed()) {
                 tables.rotate();
             } else if (stats.recording()) {
                 return countedWeight();
             }
             return tables.slotWeight();
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -1245,17 +1219,14 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     /** reset (factor 0) and decay: every slot of every table, then the total weight. */
     private void scaleCounts(double factor) {
-        ensureOpen();
-        try {
+        whileOpenRun(() -> {
             long merged = mergedWeight.get();
             long counted = Weights.saturatedAdd(stats.sum(StatsLayout.OBSERVED_WEIGHT), merged);
             tables.scale(factor);
             if (stats.recording()) {
                 rebaseCountedWeight(merged, counted, factor);
             }
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
+        });
     }
 
     /**
@@ -1418,6 +1389,41 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
+    }
+
+    /**
+     * Runs a reading-side or maintenance step ({@code topK}, {@code info}, {@code snapshot}, {@code merge},
+     * {@code reset} ...) as every such method must: the explicit closed check first ({@link #ensureOpen}: the step
+     * may touch no native memory, so the arena alone might never notice), and an access to a closed arena
+     * reported as this instance being closed ({@link #closedOr}). The observe and estimate paths keep their own
+     * {@code try}/{@code catch} instead: they always touch the arena, so they skip the volatile read, and a lambda
+     * there would be one more call for C2 to inline on every observation.
+     */
+    private <T> T whileOpen(Supplier<T> step) {
+        ensureOpen();
+        try {
+            return step.get();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /** {@link #whileOpen} for a step that returns a {@code long} (no boxing). */
+    private long whileOpenLong(LongSupplier step) {
+        ensureOpen();
+        try {
+            return step.getAsLong();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /** {@link #whileOpen} for a step that returns nothing. */
+    private void whileOpenRun(Runnable step) {
+        whileOpen(() -> {
+            step.run();
+            return null;
+        });
     }
 
     /**
