@@ -526,7 +526,9 @@ final class TopCommand implements Callable<Integer> {
         s.put("shards", info.shards());
         s.put("shardCapacity", info.shardCapacity());
         s.put("maxKeyBytes", info.maxKeyBytes());
-        s.put("minCount", info.promotionFloor());
+        s.put("minCount", minCount);
+        // The floor at the end of the run: minCount, raised while a full shard turned keys away.
+        s.put("promotionFloor", info.promotionFloor());
         s.put("saltMode", info.saltMode().name().toLowerCase(Locale.ROOT));
         s.put("saltShards", info.saltShards());
         s.put("combining", info.combining().name().toLowerCase(Locale.ROOT));

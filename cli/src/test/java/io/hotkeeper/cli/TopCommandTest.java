@@ -182,6 +182,9 @@ class TopCommandTest {
                 "saltShards")) {
             assertTrue(s.has(f), f);
         }
+        // minCount is the setting (1 by default); promotionFloor the floor at the end, never below it.
+        assertEquals(1, s.get("minCount").asLong());
+        assertTrue(s.get("promotionFloor").asLong() >= 1, s.toString());
         // Every native byte by part: the parts add up to nativeBytes, and counterShare is the tables' share.
         JsonNode parts = s.get("nativeBytesByPart");
         long sum = 0;
