@@ -27,7 +27,7 @@ import io.hotkeeper.engine.table.TableLayout;
  * The minimum of a shard is room for {@code max(16, k + max(8, k/16))} keys (a shard keeps the heaviest keys it was
  * given, so one shard alone must hold the top k, with a few to spare for the keys trading places at rank k: 108
  * at k = 100), counted at the key size the plan assumes: keys of up to 16 bytes, which covers every {@code long}
- * key (56-byte entries) and most words (64-byte entries); longer keys take larger entries in the same pages, so
+ * key (40-byte entries) and most words (48-byte entries); longer keys take larger entries in the same pages, so
  * fewer fit, and the pages a shard assigns follow the mix it meets ({@link ShardLayout#plannedShardBytes}). A
  * budget below that minimum beside the smallest table is refused. Above it the shards grow, in whole pages, only
  * once the table keeps {@link #ROOMY_TABLE_BUCKETS_PER_2K 5k/2} buckets (20 slots per reported key), up to the
@@ -35,8 +35,9 @@ import io.hotkeeper.engine.table.TableLayout;
  * share, whichever is more (the eighth matters only from about 100 KiB at k = 100; it keeps small inputs of many
  * distinct keys exact, docs/theory.md section 6). The table (any bucket count, {@link TableGeometry}) and its
  * links take everything else, and what the table's last partial bucket leaves goes to the shards' pages. At
- * k = 100 and {@code long} keys the shards have 108 entries from the minimum, 16 KiB, to about 40 KiB, grow to
- * 216 between 40 and 48 KiB (one thread), and keep 216 (64 KiB) until the eighth takes over. A byte of table is worth more to accuracy than
+ * k = 100 and {@code long} keys ({@code maxKeyBytes(8)}) the shards have room for 125 entries from the minimum,
+ * 16 KiB, to about 40 KiB, grow to 200 between 40 and 44 KiB (one thread), and keep 200 (64 KiB) until the eighth
+ * takes over. A byte of table is worth more to accuracy than
  * a byte of shard: the table holds the candidates' counts, the shards only the keys of those at the top
  * (docs/peers.md, "Hotkeeper's split": at 20 to 40 KiB the minimum shards beside a larger table beat 2k entries
  * on the text streams; at 64 KiB shards 25% and 100% above 2k were no better, and worse on the flat-topped

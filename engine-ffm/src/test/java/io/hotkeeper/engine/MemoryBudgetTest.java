@@ -99,14 +99,15 @@ class MemoryBudgetTest {
 
     @Test
     void sixteenKiBHoldsAHundredLongKeysInOneSharedShard() throws Exception {
-        // The minimum shard: 108 long keys (6 pages of 18 and a spare) beside the smallest table, 16,384 B in all.
+        // The minimum shard: 108 long keys (5 pages of 25 and a spare: room for 125) beside a table of 72 buckets,
+        // 16,384 B in all.
         for (int threads : new int[] {1, 2, 8}) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(8).expectedThreads(threads)
                     .seed(threads).build()) {
                 HotkeeperInfo info = hk.info();
-                assertEquals(64, info.buckets(), info.toString());
+                assertEquals(72, info.buckets(), info.toString());
                 assertEquals(1, info.shardLimit(), "the workers share one shard: " + info);
-                assertEquals(108, info.shardCapacity(), info.toString());
+                assertEquals(125, info.shardCapacity(), info.toString());
                 churn(hk, threads, 8);
                 assertEquals(1, hk.info().shards(), hk.info().toString());
                 assertTrue(hk.info().nativeBytes() <= 16 * 1024, hk.info().nativeBytesByPart().toString());
@@ -114,40 +115,40 @@ class MemoryBudgetTest {
                         Internals.keyShards(hk)), "threads " + threads);
             }
         }
-        // Keys of up to 64 bytes need 4 spare pages (one per size class): 20 KiB.
+        // Keys of up to 64 bytes need 4 spare pages (one per size class): 19 KiB.
         var e = assertThrows(IllegalArgumentException.class,
                 () -> Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(64).build());
-        assertTrue(e.getMessage().contains("the minimum is 20480 bytes") && e.getMessage().contains("a shard of 108 keys"),
+        assertTrue(e.getMessage().contains("the minimum is 19456 bytes") && e.getMessage().contains("a shard of 108 keys"),
                 e.getMessage());
     }
 
     @Test
     void theShardsGetTwoKEntriesOnceTheTableKeepsTwoAndAHalfKBuckets() {
-        // 64 KiB (k = 100, long keys): 2k entries (216 with the page's rest) beside 400 buckets, as before the
-        // minimum shard was lowered; 32 KiB: the minimum shard, the table takes the rest.
+        // 64 KiB (k = 100, long keys): 2k entries (8 pages of 25) beside 432 buckets; 32 KiB: the minimum shard
+        // (room for 125), the table takes the rest.
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).maxKeyBytes(8).expectedThreads(1).build()) {
-            assertEquals(400, hk.info().buckets(), hk.info().toString());
-            assertEquals(216, hk.info().shardCapacity(), hk.info().toString());
+            assertEquals(432, hk.info().buckets(), hk.info().toString());
+            assertEquals(200, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).expectedThreads(2).build()) {
-            assertEquals(335, hk.info().buckets(), hk.info().toString());
-            assertEquals(234, hk.info().shardCapacity(), hk.info().toString());
+            assertEquals(359, hk.info().buckets(), hk.info().toString());
+            assertEquals(250, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(8).expectedThreads(1).build()) {
-            assertEquals(192, hk.info().buckets(), hk.info().toString());
-            assertEquals(108, hk.info().shardCapacity(), hk.info().toString());
+            assertEquals(200, hk.info().buckets(), hk.info().toString());
+            assertEquals(125, hk.info().shardCapacity(), hk.info().toString());
         }
         // Between the two the shards grow in whole pages while the table keeps 250 buckets.
         long previous = 0;
         for (long budget = 32 * 1024; budget <= 64 * 1024; budget += 1024) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(budget).k(100).maxKeyBytes(8).expectedThreads(1).build()) {
                 HotkeeperInfo info = hk.info();
-                assertTrue(info.shardCapacity() >= previous && info.shardCapacity() <= 216, info.toString());
-                assertTrue(info.buckets() >= Math.min(250, (budget - 256 - 7936) / 128), info.toString());
+                assertTrue(info.shardCapacity() >= previous && info.shardCapacity() <= 200, info.toString());
+                assertTrue(info.buckets() >= Math.min(250, (budget - 256 - 6912) / 128), info.toString());
                 previous = info.shardCapacity();
             }
         }
-        assertEquals(216, previous);
+        assertEquals(200, previous);
     }
 
     @Test

@@ -288,15 +288,15 @@ public final class KeyShard {
     private long publish(int entry, long hash, long slotOffset, int length, boolean truncated, int kind) {
         long base = ShardLayout.entryOffset(entry);
         LONG.set(segment, base + ShardLayout.HASH, hash);
-        LONG.set(segment, base + ShardLayout.SLOT, slotOffset);
-        INT.set(segment, base + ShardLayout.KEY_LENGTH, length);
-        INT.set(segment, base + ShardLayout.KEY_KIND, kind);
+        // A table is at most TableLayout.MAX_TABLE_BYTES (64 MiB): its slot offsets fit an int.
+        INT.set(segment, base + ShardLayout.SLOT, Math.toIntExact(slotOffset));
         long state = (long) LONG.get(segment, base + ShardLayout.STATE);
         int generation = ShardLayout.generation(state);
         long flags = MEMBER | (truncated ? ShardLayout.TRUNCATED : 0);
-        // Release: everything above is visible to a reader whose acquire load sees MEMBER in this generation.
-        LONG.setRelease(segment, base + ShardLayout.STATE,
-                ((long) generation << ShardLayout.GENERATION_SHIFT) | REF | flags);
+        // Release: everything above is visible to a reader whose acquire load sees MEMBER in this generation; the
+        // key's length and kind travel in the same word.
+        LONG.setRelease(segment, base + ShardLayout.STATE, ((long) generation << ShardLayout.GENERATION_SHIFT)
+                | ShardLayout.keyBits(length, kind) | REF | flags);
         sieveInsert(entry);
         addOwner(ShardLayout.LIVE, 1);
         return ShardLayout.link(id, entry, generation);
@@ -522,7 +522,7 @@ public final class KeyShard {
     private boolean reapChain(long chain) {
         long waiting = 0;
         for (long c = chain; c != NONE; waiting++) {
-            long next = (long) LONG.getAcquire(segment, ShardLayout.entryOffset((int) c) + ShardLayout.NEXT);
+            long next = (int) INT.getAcquire(segment, ShardLayout.entryOffset((int) c) + ShardLayout.NEXT);
             if (next == NOT_YET) {
                 waiting++;
                 break;
@@ -535,7 +535,7 @@ public final class KeyShard {
         while (chain != NONE) {
             long nextOffset = ShardLayout.entryOffset((int) chain) + ShardLayout.NEXT;
             // Acquire: pairs with the pusher's release store of the link.
-            long next = (long) LONG.getAcquire(segment, nextOffset);
+            long next = (int) INT.getAcquire(segment, nextOffset);
             if (next == NOT_YET) {
                 ownerSet(ShardLayout.PENDING, chain);
                 return false;
@@ -779,10 +779,10 @@ public final class KeyShard {
     public void push(int entry) {
         long nextOffset = ShardLayout.entryOffset(entry) + ShardLayout.NEXT;
         // Opaque store of the "not yet" marker, ordered before the publishing getAndSet (volatile).
-        LONG.setOpaque(segment, nextOffset, NOT_YET);
+        INT.setOpaque(segment, nextOffset, (int) NOT_YET);
         long previous = (long) LONG.getAndSet(segment, ShardLayout.STACK_HEAD, (long) entry);
-        // Release: pairs with the owner's acquire load in drain().
-        LONG.setRelease(segment, nextOffset, previous);
+        // Release: pairs with the owner's acquire load in drain() (an entry id, or NONE: both fit an int).
+        INT.setRelease(segment, nextOffset, (int) previous);
     }
 
     /**
@@ -812,9 +812,9 @@ public final class KeyShard {
             return null;
         }
         long hash = (long) LONG.getOpaque(segment, base + ShardLayout.HASH);
-        int length = (int) INT.getOpaque(segment, base + ShardLayout.KEY_LENGTH);
-        int kind = (int) INT.getOpaque(segment, base + ShardLayout.KEY_KIND);
-        if (length < 0 || length > Math.min(keyBytesOf(entry), maxKeyBytes)) {
+        int length = ShardLayout.keyLength(state);
+        int kind = ShardLayout.keyKind(state);
+        if (length > Math.min(keyBytesOf(entry), maxKeyBytes)) {
             return null;
         }
         byte[] bytes = new byte[length];
@@ -835,8 +835,8 @@ public final class KeyShard {
     public io.hotkeeper.engine.HeavyHitter readHeldKey(int entry, long estimate) {
         long base = ShardLayout.entryOffset(entry);
         long state = (long) LONG.getAcquire(segment, base + ShardLayout.STATE);
-        int length = (int) INT.getOpaque(segment, base + ShardLayout.KEY_LENGTH);
-        int kind = (int) INT.getOpaque(segment, base + ShardLayout.KEY_KIND);
+        int length = ShardLayout.keyLength(state);
+        int kind = ShardLayout.keyKind(state);
         byte[] bytes = new byte[length];
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base + ShardLayout.KEY, bytes, 0, length);
         return new io.hotkeeper.engine.HeavyHitter(bytes, estimate, (state & ShardLayout.TRUNCATED) != 0,
@@ -863,9 +863,12 @@ public final class KeyShard {
         return (long) LONG.getOpaque(segment, ShardLayout.IN_USE);
     }
 
-    /** The key length recorded in an entry (see {@link #recordedSlot}). Threads: any. Progress: wait-free. */
+    /**
+     * The key length recorded in an entry's state word (0 while it is not published). Threads: any. Progress:
+     * wait-free.
+     */
     public int keyLength(int entry) {
-        return (int) INT.getOpaque(segment, ShardLayout.entryOffset(entry) + ShardLayout.KEY_LENGTH);
+        return ShardLayout.keyLength((long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry) + ShardLayout.STATE));
     }
 
     /** Key bytes entry {@code entry} holds (its class's). Threads: any. Progress: wait-free. */
@@ -879,7 +882,7 @@ public final class KeyShard {
      * wait-free.
      */
     public long recordedSlot(int entry) {
-        return (long) LONG.getOpaque(segment, ShardLayout.entryOffset(entry) + ShardLayout.SLOT);
+        return (int) INT.getOpaque(segment, ShardLayout.entryOffset(entry) + ShardLayout.SLOT);
     }
 
     /** The hash recorded in an entry (see {@link #recordedSlot}). Threads: any. Progress: wait-free. */
@@ -933,7 +936,7 @@ public final class KeyShard {
 
     /** The hand-off stack link of an entry (an index, NONE, or NOT_YET). See {@link #headerWord}. */
     public long handOffNext(int entry) {
-        return (long) LONG.getVolatile(segment, ShardLayout.entryOffset(entry) + ShardLayout.NEXT);
+        return (int) INT.getVolatile(segment, ShardLayout.entryOffset(entry) + ShardLayout.NEXT);
     }
 
     /** A key copied out of a shard, with the hash and the kind recorded beside it. */

@@ -26,14 +26,14 @@ package io.hotkeeper.engine.shard;
  * <pre>
  *  class:      0    1    2    3    4     5     ...  top
  *  key bytes:  8    16   32   64   128   256   ...  maxKeyBytes rounded up to 8
- *  entry:      56   64   80   112  176   304   ...  48 + key bytes
+ *  entry:      40   48   64   96   160   288   ...  32 + key bytes
  *
  *  page of class c:  +---------+---------+---------+-- ... --+---------+------+
  *                    | entry 0 | entry 1 | entry 2 |         | entry n | tail |   n + 1 = pageBytes / entry(c)
  *                    +---------+---------+---------+-- ... --+---------+------+   tail: unused, < entry(c)
  * </pre>
- * A key takes an entry of the smallest class that holds its (stored) length: a {@code long} key 56 bytes, a
- * 12-byte word 64. A page is assigned to one class when that class first needs room and is <b>never reassigned
+ * A key takes an entry of the smallest class that holds its (stored) length: a {@code long} key 40 bytes, a
+ * 12-byte word 48. A page is assigned to one class when that class first needs room and is <b>never reassigned
  * </b>, and an entry never moves or changes size: a link names an entry's position, and a stale link must
  * always land on a state word (of the same entry, in a later generation), never inside another entry's key
  * bytes, where key bytes could pass for a state word of the link's generation. Page 0 is assigned to the
@@ -41,26 +41,30 @@ package io.hotkeeper.engine.shard;
  *
  * <h2>Entry (ENTRY_HEADER_BYTES + its class's key bytes), named by its 8-byte word offset in the segment</h2>
  * <pre>
- *  0        8        16       24       32         36          40          44         48
- *  +--------+--------+--------+--------+----------+-----------+-----------+----------+----------------+
- *  | state  | next   | hash   | slot   | key len  | sieve prev| sieve next| key kind | key bytes ...  |
- *  +--------+--------+--------+--------+----------+-----------+-----------+----------+----------------+
- *  state: atomic, any thread (CAS). next: hand-off stack link, written by the pusher.
- *  hash, slot, key len, key kind, key: written by the owner before the entry is published, immutable while
- *  its generation lasts. sieve prev/next: owner only (SIEVE list, then its class's free list).
- *  key kind (int): how the key was observed, KIND_BYTES 0, KIND_LONG 1, KIND_TEXT 2.
+ *  0        8        16       20       24          28          32
+ *  +--------+--------+--------+--------+-----------+-----------+----------------+
+ *  | state  | hash   | slot   | next   | sieve prev| sieve next| key bytes ...  |
+ *  +--------+--------+--------+--------+-----------+-----------+----------------+
+ *  state: atomic, any thread (CAS); it also holds the key's length and kind (below).
+ *  next (int): hand-off stack link, written by the pusher.
+ *  hash, slot, key: written by the owner before the entry is published, immutable while its generation lasts.
+ *  slot (int): the table slot's byte offset (a table is at most 64 MiB, so it fits).
+ *  sieve prev/next (int): owner only (SIEVE list, then its class's free list).
  *  Every entry field that names an entry (next, sieve prev/next, free and stack heads, links) holds an entry id:
  *  the entry's byte offset in the segment / 8 (entries start on 8-byte boundaries).
  * </pre>
  *
  * <h2>State word</h2>
  * <pre>
- *  63                               32 31               16 15            8 7            0
- *  +----------------------------------+-------------------+---------------+--------------+
- *  | generation (32)                  | unused            | references    | flags        |
- *  +----------------------------------+-------------------+---------------+--------------+
+ *  63                               32 31  30 29              16 15            8 7            0
+ *  +----------------------------------+------+------------------+---------------+--------------+
+ *  | generation (32)                  | kind | key length (14)  | references    | flags        |
+ *  +----------------------------------+------+------------------+---------------+--------------+
  *  flags: MEMBER 1 (linked in the shard), DEAD 2 (marked for deletion), VISITED 4 (SIEVE), TRUNCATED 8
  *  references: 1 for the shard while MEMBER, +1 for a hand-off push until the owner pops it.
+ *  key length, kind: the stored key's bytes and how it was observed (KIND_BYTES 0, KIND_LONG 1, KIND_TEXT 2),
+ *  set by the publishing store with MEMBER, kept by every later CAS, cleared when the entry is freed; a reader
+ *  gets them with the state word it validates.
  *  generation: 0 while never used, 1 when first handed out, incremented when the entry is freed; a link word
  *  names one generation.
  * </pre>
@@ -112,26 +116,22 @@ public final class ShardLayout {
     /** Key bytes the memory plan assumes for a text key (see {@link #plannedShardBytes}). */
     public static final int PLANNED_TEXT_KEY_BYTES = 16;
 
-    /** Entry: state word. */
+    /** Entry: state word (with the key's length and kind). */
     public static final long STATE = 0;
-    /** Entry: hand-off stack link. */
-    public static final long NEXT = 8;
     /** Entry: full 64-bit key hash. */
-    public static final long HASH = 16;
-    /** Entry: table slot byte offset the key was promoted from. */
-    public static final long SLOT = 24;
-    /** Entry: key length in bytes (as stored; see TRUNCATED). */
-    public static final long KEY_LENGTH = 32;
+    public static final long HASH = 8;
+    /** Entry: table slot byte offset the key was promoted from (an int). */
+    public static final long SLOT = 16;
+    /** Entry: hand-off stack link (an int: an entry id, {@link #NONE} or {@link #NOT_YET}). */
+    public static final long NEXT = 20;
     /** Entry: SIEVE previous (towards the tail). */
-    public static final long SIEVE_PREV = 36;
+    public static final long SIEVE_PREV = 24;
     /** Entry: SIEVE next (towards the head); the free list's link while free. */
-    public static final long SIEVE_NEXT = 40;
-    /** Entry: the key's kind, {@link #KIND_BYTES}, {@link #KIND_LONG} or {@link #KIND_TEXT} (an int). */
-    public static final long KEY_KIND = 44;
+    public static final long SIEVE_NEXT = 28;
     /** Entry: first key byte. */
-    public static final long KEY = 48;
+    public static final long KEY = 32;
     /** Bytes of an entry's fixed part. */
-    public static final int ENTRY_HEADER_BYTES = 48;
+    public static final int ENTRY_HEADER_BYTES = 32;
 
     /** Key kind: bytes ({@code observe(byte[])}, {@code observe(MemorySegment)}); 0, so a zeroed entry is bytes. */
     public static final int KIND_BYTES = 0;
@@ -159,6 +159,12 @@ public final class ShardLayout {
     public static final long REF_MASK = 0xFFL << 8;
     /** Shift of the generation. */
     public static final int GENERATION_SHIFT = 32;
+    /** Shift of the key length in a state word. */
+    public static final int KEY_LENGTH_SHIFT = 16;
+    /** Mask of the key length, after the shift (14 bits: up to {@link #MAX_KEY_BYTES}). */
+    public static final int KEY_LENGTH_MASK = (1 << 14) - 1;
+    /** Shift of the key kind in a state word (2 bits). */
+    public static final int KEY_KIND_SHIFT = 30;
 
     /** Bits of the shard id in a link. */
     public static final int LINK_SHARD_BITS = 12;
@@ -315,6 +321,24 @@ public final class ShardLayout {
         return (int) ((state & REF_MASK) >>> 8);
     }
 
+    /** Stored key length of a state word (0 unless published). */
+    public static int keyLength(long state) {
+        return (int) (state >>> KEY_LENGTH_SHIFT) & KEY_LENGTH_MASK;
+    }
+
+    /** Key kind code of a state word ({@link #KIND_BYTES}, {@link #KIND_LONG} or {@link #KIND_TEXT}). */
+    public static int keyKind(long state) {
+        return (int) (state >>> KEY_KIND_SHIFT) & 3;
+    }
+
+    /** The state bits that record a stored key of {@code length} bytes and kind {@code kind}. */
+    public static long keyBits(int length, int kind) {
+        if (length < 0 || length > KEY_LENGTH_MASK || (kind & ~3) != 0) {
+            throw new IllegalArgumentException("length=" + length + ", kind=" + kind + ": outside the state word");
+        }
+        return ((long) kind << KEY_KIND_SHIFT) | ((long) length << KEY_LENGTH_SHIFT);
+    }
+
     /** A link naming entry {@code entry} of shard {@code shard} in generation {@code generation}. */
     public static long link(int shard, int entry, int generation) {
         return ((long) shard << 52) | ((long) entry << 32) | (generation & 0xFFFF_FFFFL);
@@ -343,7 +367,6 @@ public final class ShardLayout {
      */
     public static String describe(java.lang.foreign.MemorySegment shard, int maxKeyBytes) {
         java.lang.foreign.ValueLayout.OfLong word = java.lang.foreign.ValueLayout.JAVA_LONG;
-        java.lang.foreign.ValueLayout.OfInt half = java.lang.foreign.ValueLayout.JAVA_INT;
         StringBuilder out = new StringBuilder();
         out.append("inUse=").append(shard.get(word, IN_USE)).append(" live=").append(shard.get(word, LIVE))
                 .append(" nextPage=").append(shard.get(word, NEXT_PAGE)).append(" maxZombies=")
@@ -370,8 +393,8 @@ public final class ShardLayout {
                         .append((state & MEMBER) != 0 ? " MEMBER" : "").append((state & DEAD) != 0 ? " DEAD" : "")
                         .append((state & VISITED) != 0 ? " VISITED" : "")
                         .append((state & TRUNCATED) != 0 ? " TRUNCATED" : "")
-                        .append(" len=").append(shard.get(half, at + KEY_LENGTH))
-                        .append(" kind=").append(shard.get(half, at + KEY_KIND)).append('\n');
+                        .append(" len=").append(keyLength(state))
+                        .append(" kind=").append(keyKind(state)).append('\n');
             }
         }
         return out.toString();

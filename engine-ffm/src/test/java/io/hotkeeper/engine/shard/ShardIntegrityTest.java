@@ -304,20 +304,20 @@ class ShardIntegrityTest {
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, v.shard.state(e) | ShardLayout.DEAD
                             + ShardLayout.REF);
                     v.setLong(v.seg(), ShardLayout.STACK_HEAD, e);
-                    v.setLong(v.seg(), v.entry(e) + ShardLayout.NEXT, e);
+                    v.setInt(v.seg(), v.entry(e) + ShardLayout.NEXT, e);
                 }),
                 corruption("a half-written hand-off", 1024, "not yet written", v -> {
                     int e = v.members().getFirst();
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, (v.shard.state(e) | ShardLayout.DEAD)
                             + ShardLayout.REF);
                     v.setLong(v.seg(), ShardLayout.STACK_HEAD, e);
-                    v.setLong(v.seg(), v.entry(e) + ShardLayout.NEXT, ShardLayout.NOT_YET);
+                    v.setInt(v.seg(), v.entry(e) + ShardLayout.NEXT, (int) ShardLayout.NOT_YET);
                 }),
                 corruption("a handed-off entry not marked dead", 1024, "but not marked dead", v -> {
                     int e = v.members().getFirst();
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, v.shard.state(e) + ShardLayout.REF);
                     v.setLong(v.seg(), ShardLayout.STACK_HEAD, e);
-                    v.setLong(v.seg(), v.entry(e) + ShardLayout.NEXT, ShardLayout.NONE);
+                    v.setInt(v.seg(), v.entry(e) + ShardLayout.NEXT, ShardLayout.NONE);
                 }),
                 corruption("a lost reference", 1024, "references, expected", v -> {
                     int e = v.members().getFirst();

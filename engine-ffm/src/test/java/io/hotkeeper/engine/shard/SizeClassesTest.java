@@ -98,11 +98,11 @@ class SizeClassesTest {
     @Test
     void classesFollowTheKeyLength() {
         assertEquals(4, ShardLayout.classes(64));
-        assertEquals(56, ShardLayout.entryBytes(0, 64));
-        assertEquals(64, ShardLayout.entryBytes(1, 64));
-        assertEquals(112, ShardLayout.entryBytes(3, 64));
+        assertEquals(40, ShardLayout.entryBytes(0, 64));
+        assertEquals(48, ShardLayout.entryBytes(1, 64));
+        assertEquals(96, ShardLayout.entryBytes(3, 64));
         assertEquals(6, ShardLayout.classes(256));
-        assertEquals(304, ShardLayout.entryBytes(5, 256));
+        assertEquals(288, ShardLayout.entryBytes(5, 256));
         assertEquals(5, ShardLayout.classes(100)); // 8, 16, 32, 64, then 104 (100 rounded up to 8)
         assertEquals(104, ShardLayout.classKeyBytes(4, 100));
         assertEquals(1, ShardLayout.classes(8));
@@ -141,9 +141,45 @@ class SizeClassesTest {
         assertEquals(0, shard.pageClass(1));
         assertEquals(1, shard.pageClass(2));
         assertEquals(3, shard.pagesUsed());
-        // Consecutive long keys sit 56 bytes apart: 18 to a 1 KiB page.
+        // Consecutive long keys sit 40 bytes apart (a 32-byte header and 8 key bytes): 25 to a 1 KiB page.
         long second = insertLong(shard, 2, 1);
-        assertEquals(ShardLayout.linkEntry(longKey) + 56 / 8, ShardLayout.linkEntry(second));
+        assertEquals(ShardLayout.linkEntry(longKey) + 40 / 8, ShardLayout.linkEntry(second));
+    }
+
+    @Test
+    void theKeyLengthAndKindInTheStateWordSurviveEveryFlagChange() {
+        // The state word carries the key's length and kind beside the flags and references: a visit (VISITED), a
+        // foreign deletion's mark (DEAD and a reference) and the owner's unlink must all keep them.
+        Counts counts = new Counts();
+        KeyShard shard = shard(4, 1000, 256, counts);
+        String text = text(131, 'w');
+        long link = insertText(shard, text, 1);
+        int entry = ShardLayout.linkEntry(link);
+        int generation = ShardLayout.linkGeneration(link);
+        assertEquals(131, shard.keyLength(entry));
+        assertEquals(ShardLayout.KIND_TEXT, ShardLayout.keyKind(shard.state(entry)));
+        shard.visit(entry, generation);
+        assertTrue((shard.state(entry) & ShardLayout.VISITED) != 0);
+        assertTrue(shard.markDead(entry, generation));
+        io.hotkeeper.engine.HeavyHitter held = shard.readHeldKey(entry, 9);
+        assertArrayEquals(text.getBytes(StandardCharsets.UTF_8), held.key());
+        assertEquals(io.hotkeeper.engine.HeavyHitter.Kind.TEXT, held.kind());
+        assertEquals(131, ShardLayout.keyLength(shard.state(entry)));
+        // The owner takes the hand-off: the entry is freed, and with it the length and kind.
+        shard.push(entry);
+        assertTrue(shard.tryEnter());
+        try {
+            shard.drain();
+        } finally {
+            shard.exit();
+        }
+        assertEquals(0, shard.keyLength(entry));
+        assertEquals(generation + 1, ShardLayout.generation(shard.state(entry)));
+        // Both fields are checked when they are packed.
+        assertEquals(4096, ShardLayout.keyLength(ShardLayout.keyBits(4096, ShardLayout.KIND_LONG)));
+        assertEquals(ShardLayout.KIND_LONG, ShardLayout.keyKind(ShardLayout.keyBits(4096, ShardLayout.KIND_LONG)));
+        assertThrows(IllegalArgumentException.class, () -> ShardLayout.keyBits(1 << 14, ShardLayout.KIND_BYTES));
+        assertThrows(IllegalArgumentException.class, () -> ShardLayout.keyBits(8, 4));
     }
 
     @Test
@@ -166,10 +202,10 @@ class SizeClassesTest {
     @Test
     void aSmallKeyTakesALargerFreeEntryWhenItsClassHasNoRoom() {
         Counts counts = new Counts();
-        // Two pages: page 0 (class 3, 64-byte keys, 9 entries) and page 1, which long keys take (18 entries).
+        // Two pages: page 0 (class 3, 64-byte keys, 10 entries) and page 1, which long keys take (25 entries).
         KeyShard shard = shard(2, 1000, 64, counts);
         List<Long> longs = new ArrayList<>();
-        for (int i = 0; i < 18; i++) {
+        for (int i = 0; i < 25; i++) {
             longs.add(insertLong(shard, i, 1));
             assertEquals(0, classOf(shard, longs.getLast()));
         }
@@ -184,14 +220,14 @@ class SizeClassesTest {
     void aLongKeyEvictsOnlyAnEntryLargeEnoughForIt() {
         Counts counts = new Counts();
         KeyShard shard = shard(2, 1000, 64, counts);
-        // Fill page 1 with long keys and page 0 (9 entries of the largest class) with 40-byte keys.
+        // Fill page 1 with long keys and page 0 (10 entries of the largest class) with 40-byte keys.
         List<Long> small = new ArrayList<>();
-        for (int i = 0; i < 18; i++) {
+        for (int i = 0; i < 25; i++) {
             small.add(insertLong(shard, i, 1));
             counts.counts.put(small.getLast(), 1L);
         }
         List<Long> large = new ArrayList<>();
-        for (int i = 0; i < 9; i++) {
+        for (int i = 0; i < 10; i++) {
             large.add(insertText(shard, i + text(39, 'k'), 1));
             counts.counts.put(large.getLast(), 5L);
         }

@@ -33,11 +33,11 @@ public final class HandOffStackTest {
         if (top == ShardLayout.NONE) {
             return 0;
         }
-        long second = seg.get(ValueLayout.JAVA_LONG, ShardLayout.entryOffset((int) top) + ShardLayout.NEXT);
+        long second = f.shard.handOffNext((int) top);
         if (second == ShardLayout.NONE) {
             return 0;
         }
-        long third = seg.get(ValueLayout.JAVA_LONG, ShardLayout.entryOffset((int) second) + ShardLayout.NEXT);
+        long third = f.shard.handOffNext((int) second);
         if (third != ShardLayout.NONE) {
             return 0;
         }
