@@ -355,8 +355,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     }
 
     /**
-     * A builder with the defaults: 64 KiB, self-seeded, shared salt, decay base 2. Threads: any. Progress:
-     * wait-free.
+     * A builder with the defaults: a 64 KiB table, k = 100, keys kept, self-seeded, shared salt, decay base 1.08
+     * (the README's options table lists every default). Threads: any. Progress: wait-free.
      */
     public static HotkeeperBuilder builder() {
         return new HotkeeperBuilder();
