@@ -1,7 +1,6 @@
 package io.hotkeeper.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
@@ -430,12 +429,9 @@ final class TopCommand implements Callable<Integer> {
             // Each ingest thread writes its own table: no line moves between cores.
             builder.partitioning(Partitioning.perWorker(tables));
         }
-        if (threads <= 1) {
-            // One ingest thread writes the table: no line is shared, so hot-key combining could only cost (its
-            // blocks out of the budget, a thread check on every hot result). Measured, warm, one thread:
-            // CliIngestBenchmark.ingest 190 -> 178-180 ms a pass (docs/cli.md).
-            builder.combining(CombiningMode.OFF);
-        }
+        // With one ingest thread the engine plans no combiner block under the budget, so its AUTO combining
+        // resolves to off by itself (no blocks, no thread check on hot results; CliIngestBenchmark.ingest
+        // 190 -> 178-180 ms a pass when the CLI still had to ask for it, docs/cli.md).
         configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -213,6 +214,21 @@ class CombiningTest {
         assertEquals("flushThreshold=1: must be >= 2 and <= 32768", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().recordStats().combiner(8, 64));
         assertTrue(e.getMessage().startsWith("combinerEntries=8"));
+    }
+
+    @Test
+    void autoUnderABudgetForOneThreadResolvesToOff() {
+        // memory(total) with one expected thread plans no combiner block (MemoryPlan), so AUTO could never engage:
+        // the sketch has no combiners at all and says OFF, which callers need not set themselves (the CLI's one
+        // ingest thread, the Spark aggregate). With two expected threads a block is planned and AUTO stays.
+        try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).expectedThreads(1).seed(SEED).build()) {
+            assertEquals(CombiningMode.OFF, hk.info().combining());
+            assertEquals(0, hk.info().combinerEntries());
+            assertFalse(hk.info().nativeBytesByPart().containsKey("combiner"));
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).expectedThreads(2).seed(SEED).build()) {
+            assertEquals(CombiningMode.AUTO, hk.info().combining());
+        }
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.hotkeeper.spark;
 
-import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.Hotkeeper;
 
 import java.io.Serializable;
@@ -100,14 +99,14 @@ public record SketchSpec(long memoryBytes, int k, int maxKeyBytes) implements Se
     Hotkeeper open(long promotionFloor) {
         return Hotkeeper.builder()
                 .memory(memoryBytes)
-                // One thread observes each sketch (SketchBuffer.flush): one key shard, no combiner blocks.
+                // One thread observes each sketch (SketchBuffer.flush): one key shard, no combiner blocks (so
+                // combining resolves to off by itself).
                 .expectedThreads(1)
                 .k(k)
                 .maxKeyBytes(maxKeyBytes)
                 .seed(SEED)
                 // From 1, keys are tracked from their first occurrence: k distinct keys yield all k of them.
                 .minCount(promotionFloor)
-                .combining(CombiningMode.OFF)
                 .build();
     }
 }
