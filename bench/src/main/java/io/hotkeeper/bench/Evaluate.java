@@ -32,8 +32,9 @@ import java.util.Map;
  * 1.0) over the lines of F ({@link KeyStreams#zipfOverLines}); {@code --memory} a comma list of total budgets in
  * bytes (default 16384,65536,262144); {@code --threads} a comma list (default 1,2); {@code --k} (default 100);
  * {@code --split memory} (default: Hotkeeper built with {@code Builder.memory(budget)} and
- * {@code expectedThreads}), {@code search} (the split {@link HotkeeperBudget} chooses) or {@code links-free} (a
- * what-if over the budget: the memory split's links given to its table, see {@link #hotkeeperLinksFree}); {@code --hotkeeper-only}
+ * {@code expectedThreads}), {@code search} (the split {@link HotkeeperBudget} chooses), {@code links-free} (a
+ * what-if over the budget: the memory split's links given to its table) or {@code links-4byte} (a what-if at the
+ * budget: the table a 4-byte link would leave room for), see {@link #hotkeeperLinksWhatIf}; {@code --hotkeeper-only}
  * runs Hotkeeper alone, one line per budget and thread count (quick comparisons of the engine's own split).
  *
  * <p>Each contender ({@link Contender}) is fitted to the whole budget: Hotkeeper by {@code memory(budget)} or
@@ -116,15 +117,15 @@ public final class Evaluate {
                 }
                 case "--split" -> {
                     split = require(args[i], value);
-                    if (!split.equals("memory") && !split.equals("search") && !split.equals("links-free")) {
+                    if (!split.equals("memory") && !split.equals("search") && !whatIf(split)) {
                         throw new IllegalArgumentException("--split " + split
-                                + ": must be memory, search or links-free");
+                                + ": must be memory, search, links-free or links-4byte");
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; usage: [--zipf s|uniform]... [--file F]... [--words F]... [--words-exponent s]"
                         + " [--memory B,B,..] [--threads T,T,..] [--k K] [--keys N] [--distinct D] [--seed S]"
-                        + " [--split memory|search|links-free] [--sweep-splits] [--hotkeeper-only] [--candidate-buckets 1|2]"
+                        + " [--split memory|search|links-free|links-4byte] [--sweep-splits] [--hotkeeper-only] [--candidate-buckets 1|2]"
                         + " [--decay-base B]");
             }
             i++;
@@ -132,8 +133,8 @@ public final class Evaluate {
         if (zipfs.isEmpty() && files.isEmpty() && words.isEmpty()) {
             zipfs = List.of("0.8", "1.0", "1.2");
         }
-        if (split.equals("links-free") && !hotkeeperOnly) {
-            throw new IllegalArgumentException("--split links-free is a what-if over the budget: only with"
+        if (whatIf(split) && !hotkeeperOnly) {
+            throw new IllegalArgumentException("--split " + split + " is a what-if, not a configuration: only with"
                     + " --hotkeeper-only, never beside the peers");
         }
         Evaluate e = new Evaluate(k, split);
@@ -227,7 +228,7 @@ public final class Evaluate {
                     Result r = results.get("hk");
                     System.out.printf(Locale.ROOT, "| %s | %d KiB | %d | %s | %,d B: %s |%n", shortTitle,
                             budget / 1024, threads, r.cell(), r.bytes(), r.held());
-                    if (r.bytes() > budget && !split.equals("links-free")) {
+                    if (r.bytes() > budget && !whatIf(split)) {
                         throw new IllegalStateException(r.name() + " over budget: " + r.bytes() + " > " + budget);
                     }
                     continue;
@@ -280,8 +281,8 @@ public final class Evaluate {
      * row's name says so.
      */
     private Contender hotkeeper(long budget, int threads) {
-        if (split.equals("links-free")) {
-            return hotkeeperLinksFree(budget, threads);
+        if (whatIf(split)) {
+            return hotkeeperLinksWhatIf(budget, threads);
         }
         if (split.equals("memory")) {
             HotkeeperBuilder b = memorySplit(budget, threads);
@@ -300,21 +301,31 @@ public final class Evaluate {
                 f.builder().candidateBuckets(candidateBuckets), budget, threads);
     }
 
+    /** Whether {@code split} is one of the what-ifs over the links ({@link #hotkeeperLinksWhatIf}). */
+    private static boolean whatIf(String split) {
+        return split.equals("links-free") || split.equals("links-4byte");
+    }
+
     /**
-     * A what-if, not a configuration (issue #28 item 1): {@code memory(budget)}'s plan with the bytes of its links
-     * given to the table (twice the planned table), the same shard capacity and {@code long} keys. It holds more
-     * than the budget (the links of the added buckets), so its row shows what counters in place of links would
-     * buy at this budget; the budget check is lifted for it alone.
+     * A what-if, not a configuration (issue #28 item 1): {@code memory(budget)}'s plan with the table its links'
+     * bytes would allow, the same shard capacity and {@code long} keys. {@code links-free}: the links' bytes all go
+     * to the table (twice the planned table); {@code links-4byte}: the table that the planned table and links
+     * hold with 4-byte links (table + table / 2 = twice the planned table, so 4/3 of it, to the bucket;
+     * docs/design.md, "A 4-byte link"). Each is built with today's 8-byte links, so it holds more than the budget
+     * (the links of the added buckets): its row shows what the counters would buy at this budget, and the budget
+     * check is lifted for it alone.
      */
-    private Contender hotkeeperLinksFree(long budget, int threads) {
+    private Contender hotkeeperLinksWhatIf(long budget, int threads) {
         HotkeeperInfo plan;
         try (Hotkeeper planned = memorySplit(budget, threads).build()) {
             plan = planned.info();
         }
-        HotkeeperBuilder b = tuned(Hotkeeper.builder().memoryBytes(2 * plan.tableBytes())
-                .shardCapacity(plan.shardCapacity()));
-        return Contender.hotkeeper("Hotkeeper, links free (what-if: table " + 2 * plan.tableBytes() + " B)", b,
-                Long.MAX_VALUE, threads);
+        long bucket = 64; // bytes of a bucket (TableLayout.BUCKET_BYTES, not exported)
+        long table = split.equals("links-free") ? 2 * plan.tableBytes()
+                : 4 * plan.tableBytes() / 3 / bucket * bucket;
+        HotkeeperBuilder b = tuned(Hotkeeper.builder().memoryBytes(table).shardCapacity(plan.shardCapacity()));
+        return Contender.hotkeeper("Hotkeeper, " + split + " (what-if: table " + table + " B)", b, Long.MAX_VALUE,
+                threads);
     }
 
     /** Hotkeeper sized by {@code memory(budget)} for {@code threads} expected threads (the memory split). */
