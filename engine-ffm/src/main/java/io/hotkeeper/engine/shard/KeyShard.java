@@ -26,7 +26,8 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *
  * <p>Happens-before: the owner writes an entry's hash, slot and key, then publishes the state word with a
  * release store; a reader's acquire load of the state word that sees the new generation and MEMBER sees the
- * key. A pusher's release store of the stack link pairs with the owner's acquire load in {@link #drain()}.
+ * key. The key's length and kind are in that state word itself (ShardLayout), so a reader takes them from the
+ * very load it validates, and every later CAS on the word (visit, markDead, unlink, release) keeps them. A pusher's release store of the stack link pairs with the owner's acquire load in {@link #drain()}.
  * {@code exit()}'s release store of the busy word pairs with the next owner's CAS in {@code tryEnter()}, so a
  * new owner (the next virtual thread on the carrier, or a thread adopting a dead thread's id) sees every
  * owner-only field the previous owner wrote.

@@ -280,7 +280,7 @@ public final class ShardIntegrity {
                     violation(entry + ": a member not on the SIEVE list");
                 }
                 int length = shard.keyLength(e);
-                if (length < 0 || length > shard.keyCapacity(e)) {
+                if (length > shard.keyCapacity(e)) { // a 14-bit field of the state word: never negative
                     violation(entry + ": key length " + length + " outside its class's " + shard.keyCapacity(e)
                             + " bytes");
                 }

@@ -163,8 +163,10 @@ public final class ShardLayout {
     public static final int KEY_LENGTH_SHIFT = 16;
     /** Mask of the key length, after the shift (14 bits: up to {@link #MAX_KEY_BYTES}). */
     public static final int KEY_LENGTH_MASK = (1 << 14) - 1;
-    /** Shift of the key kind in a state word (2 bits). */
+    /** Shift of the key kind in a state word. */
     public static final int KEY_KIND_SHIFT = 30;
+    /** Mask of the key kind, after the shift (2 bits: {@link #KIND_BYTES}, {@link #KIND_LONG}, {@link #KIND_TEXT}). */
+    public static final int KEY_KIND_MASK = 3;
 
     /** Bits of the shard id in a link. */
     public static final int LINK_SHARD_BITS = 12;
@@ -328,12 +330,12 @@ public final class ShardLayout {
 
     /** Key kind code of a state word ({@link #KIND_BYTES}, {@link #KIND_LONG} or {@link #KIND_TEXT}). */
     public static int keyKind(long state) {
-        return (int) (state >>> KEY_KIND_SHIFT) & 3;
+        return (int) (state >>> KEY_KIND_SHIFT) & KEY_KIND_MASK;
     }
 
     /** The state bits that record a stored key of {@code length} bytes and kind {@code kind}. */
     public static long keyBits(int length, int kind) {
-        if (length < 0 || length > KEY_LENGTH_MASK || (kind & ~3) != 0) {
+        if (length < 0 || length > KEY_LENGTH_MASK || (kind & ~KEY_KIND_MASK) != 0) {
             throw new IllegalArgumentException("length=" + length + ", kind=" + kind + ": outside the state word");
         }
         return ((long) kind << KEY_KIND_SHIFT) | ((long) length << KEY_LENGTH_SHIFT);
