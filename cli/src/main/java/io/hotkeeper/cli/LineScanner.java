@@ -227,7 +227,7 @@ final class LineScanner {
     }
 
     /** Where line {@code [start, end)} ends without the CR just before its LF, if it has one. */
-    private static long withoutCr(MemorySegment seg, long start, long end) {
+    static long withoutCr(MemorySegment seg, long start, long end) {
         return end > start && seg.get(ValueLayout.JAVA_BYTE, end - 1) == '\r' ? end - 1 : end;
     }
 

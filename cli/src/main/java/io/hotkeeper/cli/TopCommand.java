@@ -138,6 +138,9 @@ final class TopCommand implements Callable<Integer> {
                     + "fewer times are never reported (default: ${DEFAULT-VALUE}).")
     long minCount = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
 
+    /** The lengths of the heaviest keys of the first file's head (empty: not sampled), see {@link KeySample}. */
+    private int[] keyLengths = new int[0];
+
     @Option(names = "--max-line-bytes", paramLabel = "SIZE", defaultValue = "1MiB", converter = Converters.Size.class,
             description = "Longer lines are skipped and counted on stderr (tooLong), 1..1GiB (default: "
                     + "${DEFAULT-VALUE}).")
@@ -189,7 +192,12 @@ final class TopCommand implements Callable<Integer> {
                     + "followed without it)");
         }
         Diagnostics.engineLogging(verbose);
-        HotkeeperBuilder builder = builder(workerTables()); // the options' own checks, before any input is opened
+        builder(workerTables()); // the options' own checks, before any input is opened
+        // The lengths of the heaviest keys in the first file's head size the key shards (docs/cli.md, "Keys longer
+        // than the plan assumes"); standard input is not sampled.
+        keyLengths = files.isEmpty() || files.getFirst().equals("-") ? new int[0] : KeySample.topKeyLengths(
+                files.getFirst(), k, field == null ? 0 : field, delimiter, weightField == null ? 0 : weightField);
+        HotkeeperBuilder builder = builder(workerTables());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         long setup = System.nanoTime();
@@ -434,6 +442,9 @@ final class TopCommand implements Callable<Integer> {
         // 190 -> 178-180 ms a pass when the CLI still had to ask for it, docs/cli.md).
         configure("--memory", memory, () -> builder.memory(memory).expectedThreads(threads));
         configure("--k", k, () -> builder.k(k));
+        if (keyLengths.length > 0) {
+            builder.expectedKeyLengths(keyLengths);
+        }
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
         configure("--min-count", minCount, () -> builder.minCount(minCount));
         if (window != null) {
@@ -522,6 +533,9 @@ final class TopCommand implements Callable<Integer> {
         s.put("shards", info.shards());
         s.put("shardCapacity", info.shardCapacity());
         s.put("maxKeyBytes", info.maxKeyBytes());
+        // The head of the first file the shards were sized for: its heaviest keys and their mean length.
+        s.putObject("keyLengthSample").put("keys", keyLengths.length)
+                .put("meanBytes", java.util.Arrays.stream(keyLengths).average().orElse(0));
         s.put("minCount", minCount);
         // The floor at the end of the run: minCount, raised while a full shard turned keys away.
         s.put("promotionFloor", info.promotionFloor());

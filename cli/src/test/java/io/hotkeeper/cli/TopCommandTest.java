@@ -172,6 +172,9 @@ class TopCommandTest {
         assertTrue(s.get("nativeBytes").asLong() <= 262144, r.err());
         assertTrue(s.get("shardBytes").asLong() > 0);
         assertEquals("sharded", s.get("saltMode").asText());
+        // The file's head sized the shards: its 12 keys, key-0 .. key-11, 62 bytes in all.
+        assertEquals(12, s.get("keyLengthSample").get("keys").asInt());
+        assertEquals(62 / 12.0, s.get("keyLengthSample").get("meanBytes").asDouble(), 1e-9);
         assertEquals("default", s.get("placement").get("requested").asText());
         assertEquals("default", s.get("placement").get("effective").asText());
         assertEquals(2, s.get("threads").asInt());

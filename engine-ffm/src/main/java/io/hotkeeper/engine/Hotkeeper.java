@@ -219,7 +219,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             // per-worker parts (shards, combiner blocks) follow the workers.
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keepKeys,
                     count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
-                    b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, workers.exclusiveStripes()));
+                    b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, workers.exclusiveStripes()),
+                    b.expectedKeyLengths);
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
             TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
                     b.candidateBuckets);

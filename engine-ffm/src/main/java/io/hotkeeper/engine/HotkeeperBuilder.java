@@ -17,7 +17,8 @@ import java.util.Objects;
  * {@link #memory}, {@link #memoryBytes} or {@link #sizedFor}) throws {@link IllegalStateException} naming both
  * calls. The options fall in two groups (README, "Options"): decisions a user makes (sizing, {@link #k},
  * {@link #maxKeyBytes}, {@link #keepKeys}, {@link #partitioning}, {@link #placement}, {@link #recordStats},
- * {@link #name}, {@link #seed}, {@link #expelledKeyListener}, {@link #clock}, {@link #expectedThreads}) and engine
+ * {@link #name}, {@link #seed}, {@link #expelledKeyListener}, {@link #clock}, {@link #expectedThreads},
+ * {@link #expectedKeyLengths}) and engine
  * tuning with defaults that suit most streams ({@link #candidateBuckets}, {@link #combining}, {@link #combiner},
  * {@link #saltMode}, {@link #saltShards}, {@link #minCount}, {@link #shardCapacity}, {@link #decayBase},
  * {@link #approximateCountsAbove}).
@@ -45,6 +46,8 @@ public final class HotkeeperBuilder {
     boolean combinerGiven;
     /** Threads the budget is split for; 0: the available processors. */
     int expectedThreads;
+    /** Lengths of keys like those expected at the top (a copy); empty: the plan's 16-byte keys. */
+    int[] expectedKeyLengths = new int[0];
     long minCount = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
     ExpelledKeyListener listener;
     Placement placement = Placement.DEFAULT;
@@ -372,6 +375,30 @@ public final class HotkeeperBuilder {
         return this;
     }
 
+    /**
+     * Lengths in bytes of keys like those expected at the top (a sample, each length standing for an equal share;
+     * at least one, each 1..2^20; default: none): under {@link #memory(long)}, the key shards get room for the
+     * top k at these lengths before the table grows past its smallest size. Without it the plan counts keys of
+     * up to 16 bytes, and a top of longer keys (log lines, paths, URLs) may not fit in the shards: such a key is
+     * counted but never listed. The command line passes the lengths of the heaviest keys in the head of its
+     * first file. Costs nothing after {@link #build()}; the minimum budget does not change.
+     */
+    public HotkeeperBuilder expectedKeyLengths(int... lengths) {
+        Objects.requireNonNull(lengths, "lengths");
+        if (lengths.length == 0) {
+            throw new IllegalArgumentException("expectedKeyLengths(): give at least one length");
+        }
+        for (int length : lengths) {
+            if (length < 1 || length > 1 << 20) {
+                throw new IllegalArgumentException("expectedKeyLengths: length " + length
+                        + " must be >= 1 and <= 1048576");
+            }
+        }
+        once("expectedKeyLengths", "expectedKeyLengths(" + lengths.length + " lengths)");
+        this.expectedKeyLengths = lengths.clone();
+        return this;
+    }
+
     /** A fixed hash seed (reproducible runs, tests, merging); without it each instance seeds itself. */
     public HotkeeperBuilder seed(long seed) {
         once("seed", "seed(" + seed + ")");
@@ -497,6 +524,11 @@ public final class HotkeeperBuilder {
         if (expectedThreads > 0 && totalMemory == 0) {
             throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
                     + "it only sizes the split of a total budget");
+        }
+        if (expectedKeyLengths.length > 0 && (totalMemory == 0 || !keepKeys)) {
+            throw new IllegalArgumentException("expectedKeyLengths(...) " + (keepKeys
+                    ? "without memory(total): it only sizes the split of a total budget"
+                    : "with keepKeys(false): it sizes the key shards"));
         }
         if (!keepKeys && (shardCapacity > 0 || maxKeyBytesGiven || minCountGiven || listener != null
                 || name != null)) {

@@ -37,7 +37,9 @@ import io.hotkeeper.engine.table.TableLayout;
  * links take everything else, and what the table's last partial bucket leaves goes to the shards' pages. At
  * k = 100 and {@code long} keys ({@code maxKeyBytes(8)}) the shards have room for 125 entries from the minimum,
  * 16 KiB, to about 40 KiB, grow to 200 between 40 and 44 KiB (one thread), and keep 200 (64 KiB) until the eighth
- * takes over. A byte of table is worth more to accuracy than
+ * takes over. Given {@link HotkeeperBuilder#expectedKeyLengths} the shards get at least room for the minimum's keys at
+ * those lengths ({@link ShardLayout#shardBytesForLengths}), up to what leaves the table its smallest size: a top of
+ * long keys the shards cannot hold is counted but never listed. A byte of table is worth more to accuracy than
  * a byte of shard: the table holds the candidates' counts, the shards only the keys of those at the top
  * (docs/peers.md, "Hotkeeper's split": at 20 to 40 KiB the minimum shards beside a larger table beat 2k entries
  * on the text streams; at 64 KiB shards 25% and 100% above 2k were no better, and worse on the flat-topped
@@ -72,10 +74,12 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
      * @param fixedBytes        salt and stats bytes, which the options fix
      * @param combinerBlockBytes bytes of one combiner block (0: combining off)
      * @param workers           the workers expected to observe (sizes shards and combiner blocks; more may come)
+     * @param keyLengths        lengths of keys like those expected at the top ({@link
+     *                          HotkeeperBuilder#expectedKeyLengths}), or empty: keys of up to 16 bytes
      * @throws IllegalArgumentException naming the minimum budget, if {@code budget} cannot hold {@code k} keys
      */
     static MemoryPlan of(long budget, int k, int maxKeyBytes, boolean keepKeys, int tables, long fixedBytes,
-                         long combinerBlockBytes, int workers) {
+                         long combinerBlockBytes, int workers, int[] keyLengths) {
         int minCapacity = minCapacity(k);
         long minShardBytes = keepKeys ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
         long preferredShardBytes = keepKeys ? ShardLayout.plannedShardBytes(preferredCapacity(k), maxKeyBytes) : 0;
@@ -115,6 +119,14 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                     - tableAndLinks(roomyTableBytes(k), keepKeys)) / shards, maxKeyBytes), maxKeyBytes) * shards;
             shardShare = Math.max(Math.max(shards * minShardBytes, Math.min(shards * preferredShardBytes, room)),
                     perTable / SHARD_SHARE_DIVISOR);
+            if (keyLengths.length > 0) {
+                // Room for the top k at the lengths expected there comes before any table past its smallest: a
+                // key the shard cannot hold is counted but never listed (docs/design.md, "Keys longer than the
+                // plan assumes").
+                long topKeys = shards * ShardLayout.shardBytesForLengths(minCapacity, maxKeyBytes, keyLengths);
+                shardShare = Math.max(shardShare, Math.min(topKeys,
+                        perTable - tableAndLinks(TableLayout.MIN_TABLE_BYTES, keepKeys)));
+            }
         }
         long bucketAndLinks = keepKeys ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
         long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,

@@ -42,6 +42,9 @@ class MemoryBudgetTest {
                             case 3 -> b.partitioning(Partitioning.perWorker(2));
                             default -> { }
                         }
+                        if ((built + refused) % 3 == 0) {
+                            b.expectedKeyLengths(keyBytes, 12, 2 * keyBytes); // a shard sized for a sampled mix
+                        }
                         Hotkeeper hk;
                         try {
                             hk = b.build();
@@ -173,6 +176,71 @@ class MemoryBudgetTest {
             assertEquals(2, info.shardLimit());
             assertTrue(info.shardCapacity() >= 200, info.toString());
         }
+    }
+
+    @Test
+    void expectedKeyLengthsGiveATopOfLongKeysRoomInTheShards() {
+        // 300 distinct 70-byte keys (a log line, a path) with distinct counts 301..2: at 32 KiB the plan's 16-byte
+        // keys leave the shard room for fewer than 100 such keys (160-byte entries), so keys of the true top 100
+        // are counted but never listed; told the lengths, the shard holds the top 100.
+        int[] lengths = new int[100];
+        java.util.Arrays.fill(lengths, 70);
+        for (boolean told : new boolean[] {false, true}) {
+            HotkeeperBuilder b = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(256).expectedThreads(1)
+                    .seed(5);
+            if (told) {
+                b.expectedKeyLengths(lengths);
+            }
+            try (Hotkeeper hk = b.build()) {
+                // Interleaved rounds, so the heavy keys are not simply the first ones seen.
+                for (int round = 0; round < 301; round++) {
+                    for (int id = 0; id < 300; id++) {
+                        if (round < 301 - id) {
+                            hk.observe(longKey(id));
+                        }
+                    }
+                }
+                java.util.Set<String> listed = new java.util.HashSet<>();
+                hk.topK(100).forEach(h -> listed.add(h.keyAsString()));
+                long correct = java.util.stream.IntStream.range(0, 100).filter(id -> listed.contains(longKey(id)))
+                        .count();
+                String where = "told " + told + ": " + hk.info().nativeBytesByPart() + ", listed " + listed.size();
+                if (told) {
+                    assertEquals(100, correct, where);
+                } else {
+                    assertTrue(correct < 100, "the plan's 16-byte keys should not hold this top: " + where);
+                }
+                assertTrue(hk.info().nativeBytes() <= 32 * 1024, where);
+            }
+        }
+    }
+
+    @Test
+    void expectedKeyLengthsAreCheckedAndNeedABudgetAndKeys() {
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().expectedKeyLengths());
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().expectedKeyLengths(12, 0));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().expectedKeyLengths((1 << 20) + 1));
+        var twice = assertThrows(IllegalStateException.class,
+                () -> Hotkeeper.builder().expectedKeyLengths(12).expectedKeyLengths(40));
+        assertTrue(twice.getMessage().contains("expectedKeyLengths"), twice.getMessage());
+        var noBudget = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().expectedKeyLengths(12).build());
+        assertTrue(noBudget.getMessage().contains("without memory(total)"), noBudget.getMessage());
+        var noKeys = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().memory(1 << 16).keepKeys(false).expectedKeyLengths(12).build());
+        assertTrue(noKeys.getMessage().contains("keepKeys(false)"), noKeys.getMessage());
+        // The minimum does not move: the lengths only shape the split above it.
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(64).expectedKeyLengths(60).build());
+        assertTrue(e.getMessage().contains("the minimum is 19456 bytes"), e.getMessage());
+    }
+
+    private static String longKey(int id) {
+        StringBuilder key = new StringBuilder(70).append("/var/log/service-").append(id).append('/');
+        while (key.length() < 70) {
+            key.append('x');
+        }
+        return key.toString();
     }
 
     private static void churn(Hotkeeper hk, int threads, int keyBytes) throws Exception {

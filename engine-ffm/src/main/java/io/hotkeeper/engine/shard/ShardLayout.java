@@ -299,6 +299,40 @@ public final class ShardLayout {
         return shardBytesForPages((int) Math.min(pages, maxPages(maxKeyBytes)), maxKeyBytes);
     }
 
+    /**
+     * Bytes of a shard for {@code keys} keys whose stored lengths are spread as {@code keyLengths} (a sample of
+     * lengths in bytes, each standing for an equal share of the keys; longer than {@code maxKeyBytes} counts as
+     * truncated): pages for that many keys of the sample's classes; one more page for each class expecting at least
+     * half a page of keys (each may leave its last page partly filled; a class expecting fewer takes the spare
+     * entries of larger classes, as {@code KeyShard.allocate} lets it); and page 0, which the largest class holds
+     * from the start, if the sample does not use that class. Capped at {@link #maxPages}.
+     *
+     * @throws IllegalArgumentException if {@code keyLengths} is empty or holds a length below 1
+     */
+    public static long shardBytesForLengths(int keys, int maxKeyBytes, int[] keyLengths) {
+        if (keyLengths.length == 0) {
+            throw new IllegalArgumentException("no key lengths");
+        }
+        int classes = classes(maxKeyBytes);
+        int[] perClass = new int[classes];
+        for (int length : keyLengths) {
+            if (length < 1) {
+                throw new IllegalArgumentException("key length " + length + ": must be >= 1");
+            }
+            perClass[classFor(Math.min(length, maxKeyBytes), maxKeyBytes)]++;
+        }
+        double pages = 0;
+        int partial = perClass[classes - 1] == 0 ? 1 : 0;
+        for (int c = 0; c < classes; c++) {
+            double expected = (double) keys * perClass[c] / keyLengths.length;
+            int perPage = entriesPerPage(c, maxKeyBytes);
+            pages += expected / perPage;
+            partial += expected >= perPage / 2.0 ? 1 : 0;
+        }
+        long total = (long) Math.ceil(pages) + partial;
+        return shardBytesForPages((int) Math.min(total, maxPages(maxKeyBytes)), maxKeyBytes);
+    }
+
     private static long ceil(long a, long b) {
         return (a + b - 1) / b;
     }

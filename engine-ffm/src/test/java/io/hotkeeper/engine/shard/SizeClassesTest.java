@@ -117,6 +117,26 @@ class SizeClassesTest {
     }
 
     @Test
+    void aShardForSampledKeyLengthsCountsTheirClassesPages() {
+        // maxKeyBytes 256: 1 KiB pages holding 25, 21, 16, 10, 6 and 3 entries of the six classes.
+        // 100 keys of 70 bytes (160-byte entries): 16.7 pages, one partly filled, and page 0 (the largest class).
+        assertEquals(ShardLayout.shardBytesForPages(17 + 1 + 1, 256),
+                ShardLayout.shardBytesForLengths(100, 256, new int[] {70}));
+        // A mix like a path listing: 60 of 62 in the 64-byte class (9.7 pages and a partial one), one 20-byte and
+        // one 100-byte key, whose classes expect under half a page of keys and take spare larger entries.
+        int[] mix = new int[62];
+        java.util.Arrays.fill(mix, 40);
+        mix[0] = 20;
+        mix[1] = 100;
+        assertEquals(ShardLayout.shardBytesForPages(11 + 1 + 1, 256), ShardLayout.shardBytesForLengths(100, 256, mix));
+        // Keys longer than maxKeyBytes are stored truncated in the largest class, which page 0 already is.
+        assertEquals(ShardLayout.shardBytesForPages(34 + 1, 256),
+                ShardLayout.shardBytesForLengths(100, 256, new int[] {300}));
+        assertThrows(IllegalArgumentException.class, () -> ShardLayout.shardBytesForLengths(100, 256, new int[0]));
+        assertThrows(IllegalArgumentException.class, () -> ShardLayout.shardBytesForLengths(100, 256, new int[] {0}));
+    }
+
+    @Test
     void anEntrySizeFollowsItsKeyAndReadsBackWhole() {
         Counts counts = new Counts();
         KeyShard shard = shard(8, 1000, 256, counts);
