@@ -326,15 +326,28 @@ final class TopCommand implements Callable<Integer> {
     }
 
     /**
+     * The smallest share of {@code --memory} a worker table gets: below it the threads share one table. Measured
+     * at 2 threads, k = 100 (docs/cli.md, "Smaller pages and worker tables"): at 32 and 48 KiB one shared table
+     * was as accurate or more on every text stream (the run-ordered one 0.81 -> 0.88 at 48 KiB, the flat-topped
+     * one's ARE 0.23 -> 0.0001), at 64 KiB worker tables kept the run-ordered stream at 0.97 against 0.89.
+     */
+    static final long MIN_WORKER_TABLE_BYTES = 32 << 10;
+
+    /**
      * Tables the sketch gets: one per ingest thread (rounded down to a power of two, at most
-     * {@link Hotkeeper#MAX_WORKER_TABLES}) so that threads do not write each other's table lines, sharing
-     * {@code --memory}; one with {@code --shared-table}, one thread, or a {@code --window} (whose slices are tables).
+     * {@link Hotkeeper#MAX_WORKER_TABLES}, and halved while a table's share of {@code --memory} is below
+     * {@link #MIN_WORKER_TABLE_BYTES}) so that threads do not write each other's table lines; one with
+     * {@code --shared-table}, one thread, or a {@code --window} (whose slices are tables).
      */
     int workerTables() {
         if (threads <= 1 || sharedTable || window != null) {
             return 1;
         }
-        return Integer.highestOneBit(Math.min(threads, Hotkeeper.MAX_WORKER_TABLES));
+        int tables = Integer.highestOneBit(Math.min(threads, Hotkeeper.MAX_WORKER_TABLES));
+        while (tables > 1 && memory / tables < MIN_WORKER_TABLE_BYTES) {
+            tables >>= 1;
+        }
+        return tables;
     }
 
     /**

@@ -165,9 +165,9 @@ class TopCommandTest {
         assertEquals(0, s.get("truncatedKeys").asLong());
         // 256 KiB in all, two ingest threads: a table per thread, each with an equal share; in each share a key
         // shard (entries sized by their keys), and the table (any bucket count) and its links take the rest:
-        // 888 buckets per table, 2 x 56,832 bytes.
+        // 894 buckets per table, 2 x 57,216 bytes.
         assertEquals(2, s.get("tables").asInt());
-        assertEquals(113_664, s.get("tableBytes").asLong());
+        assertEquals(114_432, s.get("tableBytes").asLong());
         assertEquals(262144, s.get("memoryBudget").asLong());
         assertTrue(s.get("nativeBytes").asLong() <= 262144, r.err());
         assertTrue(s.get("shardBytes").asLong() > 0);
@@ -241,28 +241,39 @@ class TopCommandTest {
     }
 
     /**
-     * Issue #28: two worker tables whose minimum is above --memory (2 x 21,504 bytes at k = 100 and the default key
-     * length) fall back to one shared table, said once on stderr, instead of refusing; a budget below one table's
-     * minimum is still refused, naming one table's minimum.
+     * Issue #28: below 32 KiB a table, the threads share one table (one shared table was as accurate or more there,
+     * TopCommand.MIN_WORKER_TABLE_BYTES), silently; two worker tables whose minimum is above --memory (2 x 65,408
+     * bytes at k = 1000) fall back to one shared table, said once on stderr, instead of refusing; a budget below
+     * one table's minimum is still refused, naming one table's minimum.
      */
     @Test
     void workerTablesThatDoNotFitTheBudgetFallBackToOneSharedTable() throws Exception {
         Path file = Inputs.write(dir, "keys.txt", Inputs.shuffled(COUNTS, 6));
         List<String> one = Cli.run("top", "--format", "tsv", "--threads", "1", "--memory", "32KiB",
                 file.toString()).lines();
-        Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--memory", "32KiB",
+        Cli.Result small = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--memory", "32KiB",
                 file.toString());
+        assertEquals(0, small.exit(), small.err());
+        assertEquals(1, small.err().strip().lines().count(), "only the stats: " + small.err());
+        assertEquals(1, JSON.readTree(small.stats()).get("tables").asInt(), small.err());
+        assertEquals(one, small.lines());
+        Cli.Result big = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--memory", "64KiB",
+                file.toString());
+        assertEquals(2, JSON.readTree(big.stats()).get("tables").asInt(), big.err());
+
+        Cli.Result r = Cli.run("top", "--format", "tsv", "--stats", "--threads", "2", "--memory", "64KiB",
+                "--k", "1000", file.toString());
         assertEquals(0, r.exit(), r.err());
-        assertEquals("hotkeeper: --memory 32KiB is below the minimum of 2 worker tables, 43008 bytes: the 2 threads "
+        assertEquals("hotkeeper: --memory 64KiB is below the minimum of 2 worker tables, 131072 bytes: the 2 threads "
                 + "share one table", r.err().lines().findFirst().orElseThrow());
         JsonNode s = JSON.readTree(r.stats());
         assertEquals(1, s.get("tables").asInt(), r.err());
-        assertEquals(32768, s.get("memoryBudget").asLong());
-        assertTrue(s.get("nativeBytes").asLong() <= 32768, r.err());
+        assertEquals(65536, s.get("memoryBudget").asLong());
+        assertTrue(s.get("nativeBytes").asLong() <= 65536, r.err());
         assertEquals(one, r.lines());
-        Cli.Result tooSmall = Cli.run("top", "--threads", "2", "--memory", "16KiB", file.toString());
+        Cli.Result tooSmall = Cli.run("top", "--threads", "2", "--memory", "16KiB", "--k", "200", file.toString());
         assertEquals(2, tooSmall.exit(), tooSmall.err());
-        assertTrue(tooSmall.err().contains("the minimum is 21504 bytes (1 x"), tooSmall.err());
+        assertTrue(tooSmall.err().contains("the minimum is 22016 bytes (1 x"), tooSmall.err());
     }
 
     @Test
@@ -511,8 +522,8 @@ class TopCommandTest {
                 {"Invalid value for option '--threads': 0", "top", "--threads", "0"},
                 {"Invalid value for option '--memory': '12parsecs' is not a size", "top", "--memory", "12parsecs"},
                 {"Invalid value for option '--memory': 5GiB: must be 16KiB..4GiB", "top", "--memory", "5GiB"},
-                {"Invalid value for option '--memory': memory=16384: too small for k=100 keys of up to 256 bytes; "
-                        + "the minimum is 21504 bytes", "top", "--memory", "16KiB"},
+                {"Invalid value for option '--memory': memory=16384: too small for k=200 keys of up to 256 bytes; "
+                        + "the minimum is 22016 bytes", "top", "--memory", "16KiB", "--k", "200"},
                 {"Invalid value for option '--max-key-bytes': 0", "top", "--max-key-bytes", "0"},
                 {"Invalid value for option '--min-count': 0", "top", "--min-count", "0"},
                 {"Invalid value for option '--field': 0: must be >= 1", "top", "--field", "0"},

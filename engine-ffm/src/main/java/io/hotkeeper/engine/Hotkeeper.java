@@ -217,10 +217,14 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             boolean combine = b.combines();
             // A total budget (memory(total)) bounds every part up front; otherwise the table size is given and the
             // per-worker parts (shards, combiner blocks) follow the workers.
+            int expectedWorkers = b.expectedThreads > 0 ? b.expectedThreads
+                    : Math.min(processors, workers.exclusiveStripes());
+            // With worker tables each worker writes its own table: a table's shards serve its share of them.
+            int tableWriters = b.workerTables > 1 ? (expectedWorkers + b.workerTables - 1) / b.workerTables
+                    : expectedWorkers;
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keepKeys,
                     count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
-                    b.expectedThreads > 0 ? b.expectedThreads : Math.min(processors, workers.exclusiveStripes()),
-                    b.expectedKeyLengths);
+                    expectedWorkers, tableWriters, b.expectedKeyLengths);
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
             TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
                     b.candidateBuckets);

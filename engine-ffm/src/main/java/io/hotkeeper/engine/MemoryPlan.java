@@ -19,7 +19,7 @@ import io.hotkeeper.engine.table.TableLayout;
  *                                          bucket count: everything the shards and control leave, to the bucket
  *                    + 128                 control line (the promotion floor and its rescale count)
  *                    + shards x plannedShardBytes(keys) )
- *                                          key shards: 1 .. min(expected workers, 8) per table (as many as fit in a
+ *                                          key shards: 1 .. min(a table's expected writers, 8) per table (as many as fit in a
  *                                          quarter of the budget at the preferred capacity); workers share them by
  *                                          worker id modulo the count, one at a time through each shard's busy gate
  * </pre>
@@ -35,9 +35,9 @@ import io.hotkeeper.engine.table.TableLayout;
  * share, whichever is more (the eighth matters only from about 100 KiB at k = 100; it keeps small inputs of many
  * distinct keys exact, docs/theory.md section 6). The table (any bucket count, {@link TableGeometry}) and its
  * links take everything else, and what the table's last partial bucket leaves goes to the shards' pages. At
- * k = 100 and {@code long} keys ({@code maxKeyBytes(8)}) the shards have room for 125 entries from the minimum,
- * 16 KiB, to about 40 KiB, grow to 200 between 40 and 44 KiB (one thread), and keep 200 (64 KiB) until the eighth
- * takes over. Given {@link HotkeeperBuilder#expectedKeyLengths} the shards get at least room for the minimum's keys at
+ * k = 100 and {@code long} keys ({@code maxKeyBytes(8)}) the shards have room for 108 entries from the minimum,
+ * 16 KiB, to about 36 KiB, grow to 204 between 38 and 42 KiB (one thread), and keep 204 (64 KiB) until the eighth
+ * takes over (from about 82 KiB). Given {@link HotkeeperBuilder#expectedKeyLengths} the shards get at least room for the minimum's keys at
  * those lengths ({@link ShardLayout#shardBytesForLengths}), up to what leaves the table its smallest size: a top of
  * long keys the shards cannot hold is counted but never listed. A byte of table is worth more to accuracy than
  * a byte of shard: the table holds the candidates' counts, the shards only the keys of those at the top
@@ -73,13 +73,15 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
      * @param tables            bucket tables sharing the budget (worker or per-node tables)
      * @param fixedBytes        salt and stats bytes, which the options fix
      * @param combinerBlockBytes bytes of one combiner block (0: combining off)
-     * @param workers           the workers expected to observe (sizes shards and combiner blocks; more may come)
+     * @param workers           the workers expected to observe (sizes combiner blocks; more may come)
+     * @param tableWriters      the workers expected to write one table (sizes its shards): {@code workers}, or their
+     *                          share of worker tables, where each worker writes its own
      * @param keyLengths        lengths of keys like those expected at the top ({@link
      *                          HotkeeperBuilder#expectedKeyLengths}), or empty: keys of up to 16 bytes
      * @throws IllegalArgumentException naming the minimum budget, if {@code budget} cannot hold {@code k} keys
      */
     static MemoryPlan of(long budget, int k, int maxKeyBytes, boolean keepKeys, int tables, long fixedBytes,
-                         long combinerBlockBytes, int workers, int[] keyLengths) {
+                         long combinerBlockBytes, int workers, int tableWriters, int[] keyLengths) {
         int minCapacity = minCapacity(k);
         long minShardBytes = keepKeys ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
         long preferredShardBytes = keepKeys ? ShardLayout.plannedShardBytes(preferredCapacity(k), maxKeyBytes) : 0;
@@ -104,7 +106,7 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         int shards = 0;
         if (keepKeys) {
             shards = 1;
-            while (shards < Math.min(workers, MAX_SHARDS) && (shards + 1) * preferredShardBytes <= perTable / 4) {
+            while (shards < Math.min(tableWriters, MAX_SHARDS) && (shards + 1) * preferredShardBytes <= perTable / 4) {
                 shards++;
             }
         }
@@ -139,15 +141,14 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
             // holds more keys than the table tracks).
             long slots = tableBytes / TableLayout.SLOT_BYTES;
             long share = (perTable - tableAndLinks(tableBytes, keepKeys)) / shards;
-            int plannedClass = ShardLayout.classFor(Math.min(ShardLayout.PLANNED_TEXT_KEY_BYTES, maxKeyBytes),
-                    maxKeyBytes);
-            int classes = ShardLayout.classes(maxKeyBytes);
-            long fit = (long) (ShardLayout.pagesIn(share, maxKeyBytes) - classes)
+            int plannedClass = ShardLayout.plannedClass(maxKeyBytes);
+            int spares = ShardLayout.plannedSparePages(maxKeyBytes);
+            long fit = (long) (ShardLayout.pagesIn(share, maxKeyBytes) - spares)
                     * ShardLayout.entriesPerPage(plannedClass, maxKeyBytes);
             int keys = (int) Math.min(Math.max(minCapacity, Math.min(fit, slots)), ShardLayout.MAX_ENTRIES);
             shardBytes = ShardLayout.plannedShardBytes(keys, maxKeyBytes);
             // The entry cap: the long keys those pages hold (text keys fill them with fewer).
-            long dataPages = ShardLayout.pagesIn(shardBytes, maxKeyBytes) - classes;
+            long dataPages = ShardLayout.pagesIn(shardBytes, maxKeyBytes) - spares;
             capacity = (int) Math.min(Math.max(keys, dataPages * ShardLayout.entriesPerPage(0, maxKeyBytes)),
                     Math.min(Math.max(keys, slots), ShardLayout.MAX_ENTRIES));
         }

@@ -102,15 +102,15 @@ class MemoryBudgetTest {
 
     @Test
     void sixteenKiBHoldsAHundredLongKeysInOneSharedShard() throws Exception {
-        // The minimum shard: 108 long keys (5 pages of 25 and a spare: room for 125) beside a table of 72 buckets,
-        // 16,384 B in all.
+        // The minimum shard: 108 long keys (9 pages of 12 and a spare) beside a table of 80 buckets, 16,384 B in
+        // all.
         for (int threads : new int[] {1, 2, 8}) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(8).expectedThreads(threads)
                     .seed(threads).build()) {
                 HotkeeperInfo info = hk.info();
-                assertEquals(72, info.buckets(), info.toString());
+                assertEquals(80, info.buckets(), info.toString());
                 assertEquals(1, info.shardLimit(), "the workers share one shard: " + info);
-                assertEquals(125, info.shardCapacity(), info.toString());
+                assertEquals(108, info.shardCapacity(), info.toString());
                 churn(hk, threads, 8);
                 assertEquals(1, hk.info().shards(), hk.info().toString());
                 assertTrue(hk.info().nativeBytes() <= 16 * 1024, hk.info().nativeBytesByPart().toString());
@@ -118,40 +118,49 @@ class MemoryBudgetTest {
                         Internals.keyShards(hk)), "threads " + threads);
             }
         }
-        // Keys of up to 64 bytes need 4 spare pages (one per size class): 19 KiB.
+        // Keys of up to 64 or 256 bytes (the command line's) fit too: 108 keys of up to 16 bytes take 11 pages of
+        // 10 and 3 spare pages (the two classes such keys take and page 0), beside the smallest table.
+        for (int maxKeyBytes : new int[] {64, 256}) {
+            try (Hotkeeper hk = Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(maxKeyBytes)
+                    .expectedThreads(1).build()) {
+                assertEquals(64, hk.info().buckets(), hk.info().toString());
+                churn(hk, 1, 12);
+                assertTrue(hk.info().nativeBytes() <= 16 * 1024, hk.info().nativeBytesByPart().toString());
+            }
+        }
         var e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(64).build());
-        assertTrue(e.getMessage().contains("the minimum is 19456 bytes") && e.getMessage().contains("a shard of 108 keys"),
+                () -> Hotkeeper.builder().memory(16 * 1024).k(200).maxKeyBytes(64).build());
+        assertTrue(e.getMessage().contains("the minimum is 22016 bytes") && e.getMessage().contains("a shard of 212 keys"),
                 e.getMessage());
     }
 
     @Test
     void theShardsGetTwoKEntriesOnceTheTableKeepsTwoAndAHalfKBuckets() {
-        // 64 KiB (k = 100, long keys): 2k entries (8 pages of 25) beside 432 buckets; 32 KiB: the minimum shard
-        // (room for 125), the table takes the rest.
+        // 64 KiB (k = 100, long keys): 2k entries (17 pages of 12: room for 204) beside 432 buckets; 32 KiB: the
+        // minimum shard (room for 108), the table takes the rest.
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).maxKeyBytes(8).expectedThreads(1).build()) {
             assertEquals(432, hk.info().buckets(), hk.info().toString());
-            assertEquals(200, hk.info().shardCapacity(), hk.info().toString());
+            assertEquals(204, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).expectedThreads(2).build()) {
-            assertEquals(359, hk.info().buckets(), hk.info().toString());
-            assertEquals(250, hk.info().shardCapacity(), hk.info().toString());
+            assertEquals(379, hk.info().buckets(), hk.info().toString());
+            assertEquals(240, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(8).expectedThreads(1).build()) {
-            assertEquals(200, hk.info().buckets(), hk.info().toString());
-            assertEquals(125, hk.info().shardCapacity(), hk.info().toString());
+            assertEquals(208, hk.info().buckets(), hk.info().toString());
+            assertEquals(108, hk.info().shardCapacity(), hk.info().toString());
         }
         // Between the two the shards grow in whole pages while the table keeps 250 buckets.
         long previous = 0;
         for (long budget = 32 * 1024; budget <= 64 * 1024; budget += 1024) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(budget).k(100).maxKeyBytes(8).expectedThreads(1).build()) {
                 HotkeeperInfo info = hk.info();
-                assertTrue(info.shardCapacity() >= previous && info.shardCapacity() <= 200, info.toString());
-                assertTrue(info.buckets() >= Math.min(250, (budget - 256 - 6912) / 128), info.toString());
+                assertTrue(info.shardCapacity() >= previous && info.shardCapacity() <= 204, info.toString());
+                assertTrue(info.buckets() >= Math.min(250, (budget - 256 - 5888) / 128), info.toString());
                 previous = info.shardCapacity();
             }
         }
-        assertEquals(200, previous);
+        assertEquals(204, previous);
     }
 
     @Test
@@ -231,8 +240,8 @@ class MemoryBudgetTest {
         assertTrue(noKeys.getMessage().contains("keepKeys(false)"), noKeys.getMessage());
         // The minimum does not move: the lengths only shape the split above it.
         var e = assertThrows(IllegalArgumentException.class,
-                () -> Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(64).expectedKeyLengths(60).build());
-        assertTrue(e.getMessage().contains("the minimum is 19456 bytes"), e.getMessage());
+                () -> Hotkeeper.builder().memory(16 * 1024).k(200).maxKeyBytes(64).expectedKeyLengths(60).build());
+        assertTrue(e.getMessage().contains("the minimum is 22016 bytes"), e.getMessage());
     }
 
     private static String longKey(int id) {

@@ -198,9 +198,9 @@ class HotkeeperTopKTest {
                 .collect());
         assertTrue(e.getMessage().contains("memory=100 must be in 4096.."), e.getMessage());
         // A budget too small for k keys of up to 128 bytes: the engine's reason, with the minimum.
-        e = assertThrows(Exception.class, () -> spark.sql("SELECT hotkeeper_top_k(skey, 100, 16384) FROM zipf")
+        e = assertThrows(Exception.class, () -> spark.sql("SELECT hotkeeper_top_k(skey, 200, 16384) FROM zipf")
                 .collect());
-        assertTrue(e.getMessage().contains("hotkeeper_top_k: memory=16384: too small for k=100"), e.getMessage());
+        assertTrue(e.getMessage().contains("hotkeeper_top_k: memory=16384: too small for k=200"), e.getMessage());
         assertTrue(e.getMessage().contains("the minimum is"), e.getMessage());
         e = assertThrows(Exception.class, () -> spark.sql("SELECT hotkeeper_top_k(skey) FROM zipf").collect());
         assertTrue(e.getMessage().contains("takes 2..3 arguments, got 1"), e.getMessage());

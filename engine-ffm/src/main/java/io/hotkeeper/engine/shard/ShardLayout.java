@@ -19,7 +19,7 @@ package io.hotkeeper.engine.shard;
  *  class region: for class c, FREE_HEAD(c) at 384 + 16c, BUMP(c) at 384 + 16c + 8 (the next never-used entry
  *                of the class's newest page, or NONE)
  *  page map:     pageCount bytes rounded up to 128: 0 = not assigned yet, c + 1 = assigned to class c
- *  pages:        pageBytes each (a power of two, at least 1 KiB and at least one entry of the largest class)
+ *  pages:        pageBytes each (a power of two, at least 512 bytes and at least one entry of the largest class)
  * </pre>
  *
  * <h2>Size classes and pages</h2>
@@ -109,8 +109,11 @@ public final class ShardLayout {
     public static final int MAX_CLASSES = 10;
     /** Bytes before the page map. */
     public static final long HEADER_BYTES = CLASS_REGION + 2L * REGION_BYTES;
-    /** Smallest page. */
-    public static final int MIN_PAGE_BYTES = 1024;
+    /**
+     * Smallest page: a class's partly filled page wastes less than with the 1 KiB of before 2026-12-06, which let
+     * the minimum for k = 100 drop to 16 KiB (docs/shards.md, "Smaller pages").
+     */
+    public static final int MIN_PAGE_BYTES = 512;
     /** Longest key a shard stores whole (the largest class). */
     public static final int MAX_KEY_BYTES = 4096;
     /** Key bytes the memory plan assumes for a text key (see {@link #plannedShardBytes}). */
@@ -291,12 +294,29 @@ public final class ShardLayout {
     /**
      * Bytes of a shard the memory plan budgets for {@code keys} keys: pages for that many keys of up to
      * {@link #PLANNED_TEXT_KEY_BYTES} bytes (a {@code long} key, a word; a longer key takes a larger class and the
-     * same pages hold fewer), plus one page per class for the mix. Capped at {@link #maxPages}.
+     * same pages hold fewer), plus the {@link #plannedSparePages spare pages} such keys may leave partly filled.
+     * Capped at {@link #maxPages}.
      */
     public static long plannedShardBytes(int keys, int maxKeyBytes) {
-        int c = classFor(Math.min(PLANNED_TEXT_KEY_BYTES, maxKeyBytes), maxKeyBytes);
-        long pages = ceil(keys, entriesPerPage(c, maxKeyBytes)) + classes(maxKeyBytes);
+        int c = plannedClass(maxKeyBytes);
+        long pages = ceil(keys, entriesPerPage(c, maxKeyBytes)) + plannedSparePages(maxKeyBytes);
         return shardBytesForPages((int) Math.min(pages, maxPages(maxKeyBytes)), maxKeyBytes);
+    }
+
+    /** The class of a key of {@link #PLANNED_TEXT_KEY_BYTES} bytes (or of {@code maxKeyBytes}, if fewer). */
+    public static int plannedClass(int maxKeyBytes) {
+        return classFor(Math.min(PLANNED_TEXT_KEY_BYTES, maxKeyBytes), maxKeyBytes);
+    }
+
+    /**
+     * Pages beyond the planned keys' own that keys of up to {@link #PLANNED_TEXT_KEY_BYTES} bytes may need: one
+     * per class they can take (each class's newest page may be partly filled), and page 0, which the largest
+     * class holds from the start, if that class is larger. (Until 2026-12-06 one page per class: pages for
+     * classes that only longer keys take, which hold fewer keys than planned whatever the spare pages.)
+     */
+    public static int plannedSparePages(int maxKeyBytes) {
+        int c = plannedClass(maxKeyBytes);
+        return c + 1 + (c < classes(maxKeyBytes) - 1 ? 1 : 0);
     }
 
     /**

@@ -153,7 +153,7 @@ class MixedKeyLengthsTest {
 
     @Test
     void aLongKeyShardTakesHalfTheBytesPerKeyOfTheFixedEntries() {
-        // Long keys under one budget: every 1 KiB page holds 25 of them (40-byte entries), where a fixed entry for
+        // Long keys under one budget: every 512-byte page holds 12 of them (40-byte entries), where a fixed entry for
         // keys of up to 64 bytes took 112. A fixed seed: whether every entry is live at the end depends on which keys
         // the last evictions hit, which a self-seeded hash made vary from run to run (1,570 of 2,214 once in CI).
         try (Hotkeeper hk = Hotkeeper.builder().memory(1 << 20).k(100).expectedThreads(1).seed(17).build()) {

@@ -107,7 +107,9 @@ class SizeClassesTest {
         assertEquals(104, ShardLayout.classKeyBytes(4, 100));
         assertEquals(1, ShardLayout.classes(8));
         assertEquals(8192, ShardLayout.pageBytes(4096));
-        assertEquals(1024, ShardLayout.pageBytes(256));
+        assertEquals(512, ShardLayout.pageBytes(256)); // one 288-byte entry of the largest class
+        assertEquals(512, ShardLayout.pageBytes(64));
+        assertEquals(2048, ShardLayout.pageBytes(1000));
         assertEquals(0, ShardLayout.classFor(0, 64));
         assertEquals(0, ShardLayout.classFor(8, 64));
         assertEquals(1, ShardLayout.classFor(9, 64));
@@ -118,19 +120,21 @@ class SizeClassesTest {
 
     @Test
     void aShardForSampledKeyLengthsCountsTheirClassesPages() {
-        // maxKeyBytes 256: 1 KiB pages holding 25, 21, 16, 10, 6 and 3 entries of the six classes.
-        // 100 keys of 70 bytes (160-byte entries): 16.7 pages, one partly filled, and page 0 (the largest class).
-        assertEquals(ShardLayout.shardBytesForPages(17 + 1 + 1, 256),
+        // maxKeyBytes 256: 512-byte pages holding 12, 10, 8, 5, 3 and 1 entries of the six classes.
+        // 100 keys of 70 bytes (160-byte entries): 33.3 pages, one partly filled, and page 0 (the largest class).
+        assertEquals(ShardLayout.shardBytesForPages(34 + 1 + 1, 256),
                 ShardLayout.shardBytesForLengths(100, 256, new int[] {70}));
-        // A mix like a path listing: 60 of 62 in the 64-byte class (9.7 pages and a partial one), one 20-byte and
-        // one 100-byte key, whose classes expect under half a page of keys and take spare larger entries.
+        // A mix like a path listing: 60 of 62 in the 64-byte class (19.4 pages and a partial one), one 20-byte key,
+        // whose class expects under half a page of keys (1.6 of 8) and takes spare larger entries, and one 100-byte
+        // key, whose class expects more than half a page (1.6 of 3) and gets a partial page: 20.1 pages, 2 partial
+        // ones and page 0.
         int[] mix = new int[62];
         java.util.Arrays.fill(mix, 40);
         mix[0] = 20;
         mix[1] = 100;
-        assertEquals(ShardLayout.shardBytesForPages(11 + 1 + 1, 256), ShardLayout.shardBytesForLengths(100, 256, mix));
+        assertEquals(ShardLayout.shardBytesForPages(21 + 2 + 1, 256), ShardLayout.shardBytesForLengths(100, 256, mix));
         // Keys longer than maxKeyBytes are stored truncated in the largest class, which page 0 already is.
-        assertEquals(ShardLayout.shardBytesForPages(34 + 1, 256),
+        assertEquals(ShardLayout.shardBytesForPages(100 + 1, 256),
                 ShardLayout.shardBytesForLengths(100, 256, new int[] {300}));
         assertThrows(IllegalArgumentException.class, () -> ShardLayout.shardBytesForLengths(100, 256, new int[0]));
         assertThrows(IllegalArgumentException.class, () -> ShardLayout.shardBytesForLengths(100, 256, new int[] {0}));
@@ -156,12 +160,14 @@ class SizeClassesTest {
         assertTrue(read.truncated(), "a key longer than maxKeyBytes is reported truncated");
         read = shard.readKey(ShardLayout.linkEntry(longKey), ShardLayout.linkGeneration(longKey));
         assertArrayEquals(new byte[] {8, 7, 6, 5, 4, 3, 2, 1}, read.bytes());
-        // Page 0 belongs to the largest class from the start; the long key and the word opened a page each.
+        // Page 0 belongs to the largest class from the start (one 288-byte entry, which the line took); the long
+        // key, the word and the key too long opened a page each.
         assertEquals(5, shard.pageClass(0));
         assertEquals(0, shard.pageClass(1));
         assertEquals(1, shard.pageClass(2));
-        assertEquals(3, shard.pagesUsed());
-        // Consecutive long keys sit 40 bytes apart (a 32-byte header and 8 key bytes): 25 to a 1 KiB page.
+        assertEquals(5, shard.pageClass(3));
+        assertEquals(4, shard.pagesUsed());
+        // Consecutive long keys sit 40 bytes apart (a 32-byte header and 8 key bytes): 12 to a 512-byte page.
         long second = insertLong(shard, 2, 1);
         assertEquals(ShardLayout.linkEntry(longKey) + 40 / 8, ShardLayout.linkEntry(second));
     }
@@ -222,10 +228,10 @@ class SizeClassesTest {
     @Test
     void aSmallKeyTakesALargerFreeEntryWhenItsClassHasNoRoom() {
         Counts counts = new Counts();
-        // Two pages: page 0 (class 3, 64-byte keys, 10 entries) and page 1, which long keys take (25 entries).
+        // Two pages: page 0 (class 3, 64-byte keys, 5 entries) and page 1, which long keys take (12 entries).
         KeyShard shard = shard(2, 1000, 64, counts);
         List<Long> longs = new ArrayList<>();
-        for (int i = 0; i < 25; i++) {
+        for (int i = 0; i < 12; i++) {
             longs.add(insertLong(shard, i, 1));
             assertEquals(0, classOf(shard, longs.getLast()));
         }
@@ -240,14 +246,14 @@ class SizeClassesTest {
     void aLongKeyEvictsOnlyAnEntryLargeEnoughForIt() {
         Counts counts = new Counts();
         KeyShard shard = shard(2, 1000, 64, counts);
-        // Fill page 1 with long keys and page 0 (10 entries of the largest class) with 40-byte keys.
+        // Fill page 1 with long keys (12) and page 0 (5 entries of the largest class) with 40-byte keys.
         List<Long> small = new ArrayList<>();
-        for (int i = 0; i < 25; i++) {
+        for (int i = 0; i < 12; i++) {
             small.add(insertLong(shard, i, 1));
             counts.counts.put(small.getLast(), 1L);
         }
         List<Long> large = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < 5; i++) {
             large.add(insertText(shard, i + text(39, 'k'), 1));
             counts.counts.put(large.getLast(), 5L);
         }
@@ -287,7 +293,7 @@ class SizeClassesTest {
     void mixedLengthChurnNeverReassignsAPageAndNeverMixesKeys() {
         Counts counts = new Counts();
         int maxKeyBytes = 256;
-        KeyShard shard = shard(24, 400, maxKeyBytes, counts);
+        KeyShard shard = shard(48, 400, maxKeyBytes, counts);
         SplittableRandom random = new SplittableRandom(5);
         Map<Long, String> live = new HashMap<>();
         byte[] classes = new byte[shard.pages()];
