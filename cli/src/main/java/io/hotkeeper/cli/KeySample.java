@@ -2,12 +2,14 @@ package io.hotkeeper.cli;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -47,14 +49,14 @@ final class KeySample {
                 while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
                     // read until the buffer is full or the file ends
                 }
-                head = java.util.Arrays.copyOf(buffer.array(), buffer.position());
+                head = Arrays.copyOf(buffer.array(), buffer.position());
                 if (buffer.position() < channel.size()) {
                     // The file goes on: the last line of the head may be cut, so it is left out.
                     int lastNewline = head.length - 1;
                     while (lastNewline >= 0 && head[lastNewline] != '\n') {
                         lastNewline--;
                     }
-                    head = java.util.Arrays.copyOf(head, lastNewline + 1);
+                    head = Arrays.copyOf(head, lastNewline + 1);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -79,7 +81,7 @@ final class KeySample {
                 weight = Math.min(weight, Weight.MAX); // TOO_LARGE (-2) stays out; the ingest reports it
             }
             if (from >= 0 && to > from && weight > 0) {
-                byte[] key = seg.asSlice(from, to - from).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                byte[] key = seg.asSlice(from, to - from).toArray(ValueLayout.JAVA_BYTE);
                 counts.computeIfAbsent(new String(key, StandardCharsets.ISO_8859_1), x -> new long[1])[0] += weight;
             }
             pos = nl + 1;

@@ -19,9 +19,10 @@ import io.hotkeeper.engine.table.TableLayout;
  *                                          bucket count: everything the shards and control leave, to the bucket
  *                    + 128                 control line (the promotion floor and its rescale count)
  *                    + shards x plannedShardBytes(keys) )
- *                                          key shards: 1 .. min(a table's expected writers, 8) per table (as many as fit in a
- *                                          quarter of the budget at the preferred capacity); workers share them by
- *                                          worker id modulo the count, one at a time through each shard's busy gate
+ *                                          key shards: 1 .. min(a table's expected writers, 8) per table (as many
+ *                                          as fit in a quarter of the budget at the preferred capacity); workers
+ *                                          share them by worker id modulo the count, one at a time through each
+ *                                          shard's busy gate
  * </pre>
  *
  * The minimum of a shard is room for {@code max(16, k + max(8, k/16))} keys (a shard keeps the heaviest keys it was
@@ -35,15 +36,15 @@ import io.hotkeeper.engine.table.TableLayout;
  * share, whichever is more (the eighth matters only from about 100 KiB at k = 100; it keeps small inputs of many
  * distinct keys exact, docs/theory.md section 6). The table (any bucket count, {@link TableGeometry}) and its
  * links take everything else, and what the table's last partial bucket leaves goes to the shards' pages. At
- * k = 100 and {@code long} keys ({@code maxKeyBytes(8)}) the shards have room for 108 entries from the minimum,
- * 16 KiB, to about 36 KiB, grow to 204 between 38 and 42 KiB (one thread), and keep 204 (64 KiB) until the eighth
- * takes over (from about 82 KiB). Given {@link HotkeeperBuilder#expectedKeyLengths} the shards get at least room for the minimum's keys at
- * those lengths ({@link ShardLayout#shardBytesForLengths}), up to what leaves the table its smallest size: a top of
- * long keys the shards cannot hold is counted but never listed. A byte of table is worth more to accuracy than
- * a byte of shard: the table holds the candidates' counts, the shards only the keys of those at the top
- * (docs/peers.md, "Hotkeeper's split": at 20 to 40 KiB the minimum shards beside a larger table beat 2k entries
- * on the text streams; at 64 KiB shards 25% and 100% above 2k were no better, and worse on the flat-topped
- * license-words stream).
+ * k = 100 and {@code long} keys ({@code maxKeyBytes(8)}) the shards have room for 108 entries from the minimum, 16
+ * KiB, to about 36 KiB, grow to 204 between 38 and 42 KiB (one thread), and keep 204 (64 KiB) until the eighth
+ * takes over (about 82 KiB for these keys). Given {@link HotkeeperBuilder#expectedKeyLengths} the shards get at
+ * least room for the minimum's keys at those lengths ({@link ShardLayout#shardBytesForLengths}), up to what leaves
+ * the table its smallest size: a top of long keys the shards cannot hold is counted but never listed. A byte of
+ * table is worth more to accuracy than a byte of shard: the table holds the candidates' counts, the shards only the
+ * keys of those at the top (docs/peers.md, "Hotkeeper's split": at 20 to 40 KiB the minimum shards beside a larger
+ * table beat 2k entries on the text streams; at 64 KiB shards 25% and 100% above 2k were no better, and worse on
+ * the flat-topped license-words stream).
  *
  * @param budget         the total budget, bytes
  * @param tableBytes     bytes of each bucket table
@@ -106,7 +107,8 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         int shards = 0;
         if (keepKeys) {
             shards = 1;
-            while (shards < Math.min(tableWriters, MAX_SHARDS) && (shards + 1) * preferredShardBytes <= perTable / 4) {
+            while (shards < Math.min(tableWriters, MAX_SHARDS)
+                    && (shards + 1) * preferredShardBytes <= perTable / 4) {
                 shards++;
             }
         }
