@@ -138,7 +138,16 @@ final class TopCommand implements Callable<Integer> {
                     + "fewer times are never reported (default: ${DEFAULT-VALUE}).")
     long minCount = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
 
-    /** The lengths of the heaviest keys of the first file's head (empty: not sampled), see {@link KeySample}. */
+    @Option(names = "--key-bytes", paramLabel = "N",
+            description = "Size the key shards for keys of about N bytes, 1..1048576, instead of the heaviest keys "
+                    + "in the first file's head; runs with the same --key-bytes, --memory and --seed get tables of "
+                    + "one size, which merge slot by slot (default: sampled).")
+    Integer keyBytes;
+
+    /**
+     * The lengths the key shards are sized for: {@code --key-bytes}, or those of the heaviest keys of the first
+     * file's head (empty: standard input, not sampled), see {@link KeySample}.
+     */
     private int[] keyLengths = new int[0];
 
     @Option(names = "--max-line-bytes", paramLabel = "SIZE", defaultValue = "1MiB", converter = Converters.Size.class,
@@ -178,6 +187,8 @@ final class TopCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         long called = System.nanoTime();
         check(k >= 1 && k <= 100_000, "--k", k, "must be in 1..100000");
+        check(keyBytes == null || keyBytes >= 1 && keyBytes <= 1 << 20, "--key-bytes", keyBytes,
+                "must be in 1..1048576");
         check(threads >= 1 && threads <= 1024, "--threads", threads, "must be in 1..1024");
         check(field == null || field >= 1, "--field", field, "must be >= 1");
         check(weightField == null || weightField >= 1, "--weight-field", weightField, "must be >= 1");
@@ -195,8 +206,9 @@ final class TopCommand implements Callable<Integer> {
         builder(workerTables()); // the options' own checks, before any input is opened
         // The lengths of the heaviest keys in the first file's head size the key shards (docs/cli.md, "Keys longer
         // than the plan assumes"); standard input is not sampled.
-        keyLengths = files.isEmpty() || files.getFirst().equals("-") ? new int[0] : KeySample.topKeyLengths(
-                files.getFirst(), k, field == null ? 0 : field, delimiter, weightField == null ? 0 : weightField);
+        keyLengths = keyBytes != null ? new int[] {keyBytes} : files.isEmpty() || files.getFirst().equals("-")
+                ? new int[0] : KeySample.topKeyLengths(files.getFirst(), k, field == null ? 0 : field, delimiter,
+                weightField == null ? 0 : weightField);
         HotkeeperBuilder builder = builder(workerTables());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();

@@ -276,6 +276,46 @@ class TopCommandTest {
         assertTrue(tooSmall.err().contains("the minimum is 22016 bytes (1 x"), tooSmall.err());
     }
 
+    /**
+     * The key shards are sized for the heaviest keys of the first file's head, so at one --memory a file of long
+     * lines gets a smaller table than a file of short words, and each lists its whole top 100; --key-bytes fixes the
+     * assumption, so both get tables of one size (which merge slot by slot).
+     */
+    @Test
+    void keyBytesGivesInputsOfDifferentKeyLengthsTablesOfOneSize() throws Exception {
+        List<String> words = new ArrayList<>();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            for (int n = 0; n <= 200 - i; n++) {
+                words.add("w" + i);
+                lines.add("GET /a/long/path/of/some/service/endpoint/number/" + i + "/with/a/tail?q=1");
+            }
+        }
+        Path shortKeys = Files.write(dir.resolve("words.txt"), words);
+        Path longKeys = Files.write(dir.resolve("lines.txt"), lines);
+        long[] sampled = new long[2];
+        long[] fixed = new long[2];
+        for (int f = 0; f < 2; f++) {
+            String file = (f == 0 ? shortKeys : longKeys).toString();
+            Cli.Result a = Cli.run("top", "--format", "tsv", "--stats", "--memory", "32KiB", "--seed", "3", file);
+            assertEquals(0, a.exit(), a.err());
+            sampled[f] = JSON.readTree(a.stats()).get("buckets").asLong();
+            assertEquals(100, a.lines().size(), "the top 100 of 200 keys, long or short");
+            Cli.Result b = Cli.run("top", "--format", "tsv", "--stats", "--memory", "32KiB", "--seed", "3",
+                    "--key-bytes", "24", file);
+            assertEquals(0, b.exit(), b.err());
+            JsonNode s = JSON.readTree(b.stats());
+            fixed[f] = s.get("buckets").asLong();
+            assertEquals(1, s.get("keyLengthSample").get("keys").asInt());
+            assertEquals(24.0, s.get("keyLengthSample").get("meanBytes").asDouble());
+        }
+        assertTrue(sampled[1] < sampled[0], "long lines ask for larger shards: " + java.util.Arrays.toString(sampled));
+        assertEquals(fixed[0], fixed[1]);
+        Cli.Result bad = Cli.run("top", "--key-bytes", "0", shortKeys.toString());
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("Invalid value for option '--key-bytes': 0: must be in 1..1048576"), bad.err());
+    }
+
     @Test
     void longKeysAreCountedWholeAndReportedTruncated() throws Exception {
         String longA = "A".repeat(40) + "-first";
