@@ -42,11 +42,22 @@ public class BrokenResetVersusObserveTest {
             .combining(CombiningMode.OFF).build();
     final KeyShards shards;
     final BucketTable table;
+    /** The one occupied bucket, K's: the only one the broken clear has anything to do in. */
+    final long kBucket;
 
     public BrokenResetVersusObserveTest() {
         hk.observe(ResetVersusObserveTest.K);
         shards = Internals.keyShards(hk);
         table = shards.table();
+        long occupied = -1;
+        for (long b = 0; b < table.bucketCount() && occupied < 0; b++) {
+            for (int s = 0; s < TableLayout.SLOTS_PER_BUCKET; s++) {
+                if (table.lvSlot(b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES) != 0) {
+                    occupied = b;
+                }
+            }
+        }
+        kBucket = occupied;
     }
 
     @Actor
@@ -54,33 +65,50 @@ public class BrokenResetVersusObserveTest {
         r.r1 = hk.observe(ResetVersusObserveTest.K);
     }
 
-    /** The broken clear of every slot of every bucket (only K's bucket is occupied). */
+    /**
+     * The broken clear of every slot of K's bucket, the only occupied one (the other buckets are skipped so the
+     * clear reaches K's word while the observation may still be running).
+     */
     @Actor
     public void resetter() {
-        for (long b = 0; b < table.bucketCount(); b++) {
-            for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
-                long offset = b * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES;
-                long word = table.lvSlot(offset);
-                if (word == 0) {
-                    continue;
-                }
-                while (TableLayout.promoting(word)) {
-                    Thread.onSpinWait();
-                    word = table.lvSlot(offset);
-                }
-                if (TableLayout.tracked(word)) {
-                    // Untrack under the lock and hand off, as production does...
-                    long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
-                    if (table.casSlot(offset, word, locked)) {
-                        shards.replaced(offset, word, true);
-                    }
-                }
-                // ...but then a blind store instead of a CAS against what was read: the bug.
-                table.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, offset, 0L);
-                java.lang.invoke.VarHandle.fullFence();
+        for (int s = TableLayout.SLOTS_PER_BUCKET - 1; s >= 0; s--) {
+            long offset = kBucket * TableLayout.BUCKET_BYTES + (long) s * TableLayout.SLOT_BYTES;
+            long word = table.lvSlot(offset);
+            if (word == 0) {
+                continue;
             }
+            while (TableLayout.promoting(word)) {
+                Thread.onSpinWait();
+                word = table.lvSlot(offset);
+            }
+            widenWindow();
+            if (TableLayout.tracked(word)) {
+                // Untrack under the lock and hand off, as production does...
+                long locked = (word & ~TableLayout.TRACKED) | TableLayout.PROMOTING;
+                if (table.casSlot(offset, word, locked)) {
+                    shards.replaced(offset, word, true);
+                }
+            }
+            // ...but then a blind store instead of a CAS against what was read: the bug.
+            table.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, offset, 0L);
+            java.lang.invoke.VarHandle.fullFence();
         }
     }
+
+    /**
+     * A pause between the read of K's word and the CAS that hands it off. The bug shows only when the
+     * observation lands in that window (the CAS then fails and the blind store wipes the refreshed, still tracked
+     * word); unwidened it is a few nanoseconds wide, and quick mode missed it in two runs in a row of one CI. The
+     * pause makes the race likely without changing what is wrong: the store that ignores a failed CAS.
+     */
+    private static void widenWindow() {
+        for (int i = 0; i < WINDOW_SPINS; i++) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** PAUSE instructions: from a fraction of a microsecond to a few, by x86 generation (10 to 140 cycles each). */
+    private static final int WINDOW_SPINS = 1024;
 
     @Arbiter
     public void arbiter(JJJJ_Result r) {
