@@ -31,6 +31,7 @@ import java.util.function.Consumer;
  * <pre>
  * $J -cp bench/target/benchmarks.jar io.hotkeeper.bench.TextEvaluate --words /tmp/peers/jdk-words.txt \
  *     [--max-key-bytes 64] [--exponent 1.0] [--keys 10000000] [--seed 42] [--memory B,B] [--threads T,T]
+ *     [--decay-base B]
  * $J -cp bench/target/benchmarks.jar io.hotkeeper.bench.TextEvaluate --file STREAM.txt [--memory ...] ...
  * </pre>
  *
@@ -42,6 +43,9 @@ import java.util.function.Consumer;
 public final class TextEvaluate {
     private TextEvaluate() {
     }
+
+    /** Hotkeeper's decay base ({@code --decay-base}; 0: the builder's default). */
+    private static double decayBase;
 
     public static void main(String[] args) throws IOException {
         String wordsFile = null;
@@ -67,6 +71,7 @@ public final class TextEvaluate {
                         .toArray();
                 case "--threads" -> threadCounts = java.util.Arrays.stream(v.split(",")).mapToInt(Integer::parseInt)
                         .toArray();
+                case "--decay-base" -> decayBase = Double.parseDouble(v);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -178,6 +183,9 @@ public final class TextEvaluate {
                                     int maxKeyBytes) {
         HotkeeperBuilder b = Hotkeeper.builder().memory(budget).expectedThreads(threads).k(k)
                 .maxKeyBytes(maxKeyBytes).seed(Workloads.SKETCH_SEED);
+        if (decayBase > 0) {
+            b.decayBase(decayBase);
+        }
         try (Hotkeeper hk = b.build()) {
             Contender.onThreads(threads, t -> chunks(stream, t, threads, hk::observe));
             List<Contender.Hit> top = new ArrayList<>();

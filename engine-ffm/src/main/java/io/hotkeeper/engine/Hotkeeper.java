@@ -73,7 +73,7 @@ import java.util.function.Supplier;
  * {@link HotkeeperBuilder#seed(long)} is given) to a bucket, a fingerprint and 32 spare bits, then: phase 1 increments
  * the key's slot if its fingerprint is present; phase 2 claims an empty slot; phase 3 (bucket full) draws a
  * lottery against the weakest occupant, which loses one count with probability {@code b^-count}
- * (b = 1.08 by default, {@link HotkeeperBuilder#decayBase}), and at zero the challenger takes its slot. Each draw folds a never-repeating salt value.
+ * (b = 1.02 by default, {@link HotkeeperBuilder#decayBase}), and at zero the challenger takes its slot. Each draw folds a never-repeating salt value.
  * With hot-key combining ({@link HotkeeperBuilder#combining(CombiningMode)}; by default it engages once a second thread
  * observes hot keys), a worker's repeat observations of its hottest keys are counted in its own block of native
  * memory and reach the table in batches; {@link #estimate} and {@link #topK} include them. With
@@ -360,7 +360,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     }
 
     /**
-     * A builder with the defaults: a 64 KiB table, k = 100, keys kept, self-seeded, shared salt, decay base 1.08
+     * A builder with the defaults: a 64 KiB table, k = 100, keys kept, self-seeded, shared salt, decay base 1.02
      * (the README's options table lists every default). Threads: any. Progress: wait-free.
      */
     public static HotkeeperBuilder builder() {

@@ -441,12 +441,15 @@ public final class HotkeeperBuilder {
 
     /**
      * The lottery's decay base b in [1.01, 1024]: an occupant with count c loses a draw with probability
-     * b^-c. The default, 1.08, is the HeavyKeeper paper's: light occupants yield readily, which a flat-topped
-     * stream or a small budget needs, while a count of 100 loses a draw with probability 4.5e-4 and a count past
-     * 576 never does. 2 is the reference design's draw (a trailing-zeros test), whose precision@100 on
-     * flat-topped text at 16 KiB is 0.21-0.26 lower (docs/decisions/decay-base.md). Bases other than 2 and 1.08
-     * build their own table of about {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at
-     * 1.01); closer to 1 that table grows without bound ({@link DecayLottery#MIN_BASE}).
+     * b^-c. The default, 1.02: light and medium occupants yield, which a flat-topped stream, a small budget and
+     * a stream whose keys arrive in runs need (a key whose run has ended loses its slot to the next run's heavy
+     * key), while a count of 100 loses a draw with probability 0.14, of 500 with 5e-5, and a count past 2,240
+     * never does. The HeavyKeeper paper's 1.08 (a count of 100 loses with probability 4.5e-4) holds medium counts
+     * longer: on a stream in runs at 24 KiB its precision@100 is 0.2-0.3 lower. 2 is the reference design's draw
+     * (a trailing-zeros test), whose precision@100 on flat-topped text at 16 KiB is 0.21-0.26 lower than 1.08's
+     * (docs/decisions/decay-base.md). Bases other than 2 and the default build their own table of about
+     * {@code 44.4 / ln b} thresholds (at most 4,459 entries, 35 KiB of heap, at 1.01); closer to 1 that table grows
+     * without bound ({@link DecayLottery#MIN_BASE}).
      *
      * @throws IllegalArgumentException if {@code decayBase} is outside [1.01, 1024] or NaN; the same check as
      *         {@link DecayLottery#checkBase(double)}

@@ -35,6 +35,8 @@ class DifferentialTest {
             "200000, 0.0, 1.08, 16384",
             "100000, 1.0, 2.0, 23040",
             "200000, 0.0, 1.08, 23040",
+            "100000, 0.8, 1.02, 16384",
+            "200000, 0.0, 1.02, 23040",
     })
     void engineAndSequentialModelAgreeExactly(int items, double exponent, double base, long memory) {
         long seed = 41;

@@ -44,7 +44,7 @@ class DecayLotteryTest {
     @ValueSource(ints = {1, 8})
     void defaultBaseWinRateMatchesItsPromise(int shards) {
         DecayLottery lottery = new DecayLottery(DecayLottery.DEFAULT_BASE, 99);
-        int[] counts = {1, 5, 10, 30, 60, 100};
+        int[] counts = {1, 5, 10, 30, 60, 100, 200, 300};
         double[] ratios;
         try (Arena arena = Arena.ofConfined()) {
             ratios = LotteryFairness.ratios(lottery, new EvictionSalt(arena, shards), KeyHasher.seeded(5), 1 << 24,
@@ -82,7 +82,11 @@ class DecayLotteryTest {
         assertEquals(Long.MAX_VALUE, lottery.trialsToFirstWin(123, 2000));
         DecayLottery byDefault = new DecayLottery(DecayLottery.DEFAULT_BASE, 1);
         assertMeanTrials(byDefault, random, 1, 30, 60);
-        assertEquals(Long.MAX_VALUE, byDefault.trialsToFirstWin(123, 577), "past the table's end");
+        int end = 1; // the first count whose win probability is below 2^-64: 2,241 at 1.02, 577 at 1.08
+        while (Math.pow(DecayLottery.DEFAULT_BASE, -end) * 0x1p64 >= 1.0) {
+            end++;
+        }
+        assertEquals(Long.MAX_VALUE, byDefault.trialsToFirstWin(123, end), "past the table's end");
     }
 
     /** The mean of 400,000 geometric samples against each count k is {@code base^k} within 2%. */
