@@ -138,6 +138,12 @@ final class TopCommand implements Callable<Integer> {
                     + "fewer times are never reported (default: ${DEFAULT-VALUE}).")
     long minCount = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
 
+    @Option(names = "--decay-base", paramLabel = "B",
+            description = "The lottery's base, 1.01..1024: a counted key loses one to a newcomer with probability "
+                    + "B^-count. Lower lets keys whose run has ended give way sooner; higher keeps medium counts "
+                    + "(default: the engine's, 1.02; the HeavyKeeper paper's is 1.08).")
+    Double decayBase;
+
     @Option(names = "--key-bytes", paramLabel = "N",
             description = "Size the key shards for keys of about N bytes, 1..1048576, instead of the heaviest keys "
                     + "in the first file's head; runs with the same --key-bytes, --memory and --seed get tables of "
@@ -445,7 +451,7 @@ final class TopCommand implements Callable<Integer> {
             setter.run();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': "
-                    + value + ": " + e.getMessage().replaceFirst("^[A-Za-z]+=-?\\d+: ", ""));
+                    + value + ": " + e.getMessage().replaceFirst("^[A-Za-z]+=-?[0-9.]+: ", ""));
         }
     }
 
@@ -472,6 +478,9 @@ final class TopCommand implements Callable<Integer> {
         }
         configure("--max-key-bytes", maxKeyBytes, () -> builder.maxKeyBytes(maxKeyBytes));
         configure("--min-count", minCount, () -> builder.minCount(minCount));
+        if (decayBase != null) {
+            configure("--decay-base", decayBase, () -> builder.decayBase(decayBase));
+        }
         if (window != null) {
             configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
         }
@@ -564,6 +573,7 @@ final class TopCommand implements Callable<Integer> {
         s.put("minCount", minCount);
         // The floor at the end of the run: minCount, raised while a full shard turned keys away.
         s.put("promotionFloor", info.promotionFloor());
+        s.put("decayBase", info.decayBase());
         s.put("saltMode", info.saltMode().name().toLowerCase(Locale.ROOT));
         s.put("saltShards", info.saltShards());
         s.put("combining", info.combining().name().toLowerCase(Locale.ROOT));

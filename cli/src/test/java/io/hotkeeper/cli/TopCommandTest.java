@@ -316,6 +316,47 @@ class TopCommandTest {
         assertTrue(bad.err().contains("Invalid value for option '--key-bytes': 0: must be in 1..1048576"), bad.err());
     }
 
+    /**
+     * Keys that arrive in runs: 1,000 keys of 100 lines each fill a 16 KiB table, then the 100 heaviest keys arrive,
+     * 1,000 lines each. Under the default base (1.02) an occupant of count 100 loses its slot to a newcomer's run of
+     * about 360 challenges; under the HeavyKeeper paper's 1.08 it takes about 30,000, so none of the late keys gets
+     * in (docs/decisions/decay-base.md). {@code --stats} names the base in use, and a base outside [1.01, 1024] is
+     * refused naming the option.
+     */
+    @Test
+    void decayBaseLetsKeysWhoseRunHasEndedGiveWay() throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            for (int n = 0; n < 100; n++) {
+                lines.add("early" + i);
+            }
+        }
+        for (int i = 0; i < 100; i++) {
+            for (int n = 0; n < 1000; n++) {
+                lines.add("late" + i);
+            }
+        }
+        Path file = Files.write(dir.resolve("runs.txt"), lines);
+        double engineDefault;
+        try (io.hotkeeper.engine.Hotkeeper h = io.hotkeeper.engine.Hotkeeper.builder().memoryBytes(4096).build()) {
+            engineDefault = h.decayBase();
+        }
+        Cli.Result byDefault = Cli.run("top", "--format", "tsv", "--stats", "--memory", "16KiB", file.toString());
+        assertEquals(0, byDefault.exit(), byDefault.err());
+        assertEquals(engineDefault, JSON.readTree(byDefault.stats()).get("decayBase").asDouble());
+        assertEquals(100, byDefault.lines().stream().filter(l -> l.contains("\tlate")).count(), byDefault.out());
+        Cli.Result paper = Cli.run("top", "--format", "tsv", "--stats", "--memory", "16KiB", "--decay-base", "1.08",
+                file.toString());
+        assertEquals(0, paper.exit(), paper.err());
+        assertEquals(1.08, JSON.readTree(paper.stats()).get("decayBase").asDouble());
+        long late = paper.lines().stream().filter(l -> l.contains("\tlate")).count();
+        assertTrue(late < 50, "1.08 keeps the early keys' slots: " + late + " late keys listed");
+        Cli.Result bad = Cli.run("top", "--decay-base", "1.001", file.toString());
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("Invalid value for option '--decay-base': 1.001: must be >= 1.01 and <= 1024.0"),
+                bad.err());
+    }
+
     @Test
     void longKeysAreCountedWholeAndReportedTruncated() throws Exception {
         String longA = "A".repeat(40) + "-first";
