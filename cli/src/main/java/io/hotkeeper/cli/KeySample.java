@@ -17,8 +17,9 @@ import java.util.Map;
  * The lengths of the heaviest keys in the head of the first input file, for the memory plan
  * ({@code HotkeeperBuilder.expectedKeyLengths}): the plan counts keys of up to 16 bytes unless told otherwise, and a
  * top of long keys (log lines, paths) that does not fit in the key shards is counted but never listed (docs/cli.md,
- * "Keys longer than the plan assumes"). Lines are read as {@code top} reads them (CR before LF dropped, empty lines
- * and lines without the key's field skipped, weights added where {@code --weight-field} gives valid ones).
+ * "Keys longer than the plan assumes"). Lines are read as {@code top} reads them (CR before LF dropped, empty lines,
+ * lines longer than {@code --max-line-bytes} and lines without the key's field skipped, weights added where
+ * {@code --weight-field} gives valid ones).
  * Threads: one. Progress: blocking (reads the file).
  */
 final class KeySample {
@@ -34,10 +35,11 @@ final class KeySample {
      * holds fewer keys; none if {@code file} is not a regular file or cannot be read (the ingest then reports
      * why).
      *
-     * @param field       the key's field (1-based), or 0: the whole line
-     * @param weightField the weight's field (1-based), or 0: each line counts 1
+     * @param field        the key's field (1-based), or 0: the whole line
+     * @param weightField  the weight's field (1-based), or 0: each line counts 1
+     * @param maxLineBytes longer lines (CR and LF excluded) are skipped, as the ingest skips them
      */
-    static int[] topKeyLengths(String file, int k, int field, Splitter splitter, int weightField) {
+    static int[] topKeyLengths(String file, int k, int field, Splitter splitter, int weightField, long maxLineBytes) {
         byte[] head;
         try {
             Path path = Path.of(file);
@@ -62,16 +64,21 @@ final class KeySample {
         } catch (IOException | RuntimeException e) {
             return new int[0];
         }
-        return topKeyLengths(MemorySegment.ofArray(head), k, field, splitter, weightField);
+        return topKeyLengths(MemorySegment.ofArray(head), k, field, splitter, weightField, maxLineBytes);
     }
 
-    /** {@link #topKeyLengths(String, int, int, Splitter, int)} on the lines of {@code seg}. */
-    static int[] topKeyLengths(MemorySegment seg, int k, int field, Splitter splitter, int weightField) {
+    /** {@link #topKeyLengths(String, int, int, Splitter, int, long)} on the lines of {@code seg}. */
+    static int[] topKeyLengths(MemorySegment seg, int k, int field, Splitter splitter, int weightField,
+                               long maxLineBytes) {
         Map<String, long[]> counts = new HashMap<>();
         long end = seg.byteSize();
         for (long pos = 0; pos < end; ) {
             long nl = LineScanner.indexOfNewline(seg, pos, end);
             long lineEnd = LineScanner.withoutCr(seg, pos, nl);
+            if (lineEnd - pos > maxLineBytes) {
+                pos = nl + 1;
+                continue;
+            }
             long from = field > 0 ? splitter.fieldStart(seg, pos, lineEnd, field) : pos;
             long to = from < 0 ? from : field > 0 ? splitter.fieldEnd(seg, from, lineEnd) : lineEnd;
             long weight = 1;

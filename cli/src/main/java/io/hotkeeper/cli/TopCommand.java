@@ -214,7 +214,7 @@ final class TopCommand implements Callable<Integer> {
         // than the plan assumes"); standard input is not sampled.
         keyLengths = keyBytes != null ? new int[] {keyBytes} : files.isEmpty() || files.getFirst().equals("-")
                 ? new int[0] : KeySample.topKeyLengths(files.getFirst(), k, field == null ? 0 : field, delimiter,
-                weightField == null ? 0 : weightField);
+                weightField == null ? 0 : weightField, maxLineBytes);
         HotkeeperBuilder builder = builder(workerTables());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
