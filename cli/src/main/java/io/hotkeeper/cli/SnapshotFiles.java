@@ -1,7 +1,6 @@
 package io.hotkeeper.cli;
 
 import io.hotkeeper.engine.HeavyHitter;
-import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
 import io.hotkeeper.engine.snapshot.SnapshotFormatException;
 
@@ -27,11 +26,7 @@ final class SnapshotFiles {
     private SnapshotFiles() {
     }
 
-    /** Writes {@code hk}'s snapshot to {@code file} (through a temporary file and a rename). */
-    static void save(Hotkeeper hk, String file) {
-        save(hk.snapshot(), file);
-    }
-
+    /** Writes {@code snapshot} to {@code file} (through a temporary file and a rename). */
     static void save(HotkeeperSnapshot snapshot, String file) {
         Path target = Path.of(file);
         Path dir = target.toAbsolutePath().getParent();

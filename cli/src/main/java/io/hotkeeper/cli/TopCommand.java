@@ -6,6 +6,7 @@ import io.hotkeeper.engine.HotkeeperBuilder;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.SaltMode;
+import io.hotkeeper.engine.snapshot.HotkeeperSnapshot;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -309,7 +310,12 @@ final class TopCommand implements Callable<Integer> {
                         + "it is saturated, the key's true count may be higher");
             }
             if (save != null) {
-                SnapshotFiles.save(hk, save);
+                // The scanners counted the stream exactly; the sketch, without recordStats (whose stripes would take
+                // 9 KiB of the budget from the table and shards), derives its total from its slots, a lower bound.
+                // A window's total is the window's own.
+                HotkeeperSnapshot snapshot = hk.snapshot();
+                SnapshotFiles.save(window != null ? snapshot
+                        : snapshot.withTotalWeight(weightNumber > 0 ? runWeight.get() : tally.keys), save);
             }
             if (stats) {
                 ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);
@@ -484,8 +490,8 @@ final class TopCommand implements Callable<Integer> {
         if (window != null) {
             configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
         }
-        if (save != null || live) {
-            builder.recordStats(); // the total weight (snapshot's, --live's shares) is then the exact stream length
+        if (live) {
+            builder.recordStats(); // the total weight (--live's shares) is then the exact stream length
         }
         return builder;
     }

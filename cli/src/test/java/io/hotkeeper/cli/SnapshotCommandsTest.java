@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code top --save}, {@code merge} and {@code show}, in-process; a bad file is one line and exit 2. */
@@ -34,6 +35,33 @@ class SnapshotCommandsTest {
         Path file = dir.resolve(name);
         Files.write(file, lines, StandardCharsets.UTF_8);
         return file;
+    }
+
+    /**
+     * {@code --save} takes nothing from {@code --memory} (no stats stripes: 9 KiB of a 32 KiB budget until
+     * 2026-12-06) and still saves the exact stream length, which the scanners counted, where the sketch's own
+     * total would be its slots' sum, a lower bound once 20,000 distinct keys overflow the table.
+     */
+    @Test
+    void saveKeepsTheWholeBudgetAndTheExactTotal() throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            lines.add(i % 5 == 0 ? "hot" : "cold-" + i);
+        }
+        Path file = dir.resolve("overflow.txt");
+        Files.write(file, lines, StandardCharsets.UTF_8);
+        Path saved = dir.resolve("overflow.hksnap");
+        Cli.Result plain = Cli.run("top", "--format", "tsv", "--stats", "--memory", "32KiB", file.toString());
+        Cli.Result saving = Cli.run("top", "--format", "tsv", "--stats", "--memory", "32KiB", "--save",
+                saved.toString(), file.toString());
+        assertEquals(0, saving.exit(), saving.err());
+        JsonNode parts = JSON.readTree(saving.stats()).get("nativeBytesByPart");
+        assertFalse(parts.has("stats"), parts.toString());
+        assertEquals(JSON.readTree(plain.stats()).get("nativeBytesByPart"), parts);
+        assertEquals(plain.out(), saving.out());
+        JsonNode header = JSON.readTree(Cli.run("show", "--format", "json", saved.toString()).out()).get("header");
+        assertEquals(20_000, header.get("totalWeight").asLong());
+        assertTrue(header.get("tableWeight").asLong() < 20_000, header.toString());
     }
 
     @Test

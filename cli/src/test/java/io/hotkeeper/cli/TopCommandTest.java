@@ -295,14 +295,19 @@ class TopCommandTest {
         Path longKeys = Files.write(dir.resolve("lines.txt"), lines);
         long[] sampled = new long[2];
         long[] fixed = new long[2];
+        String[] sampledSaves = new String[2];
+        String[] fixedSaves = new String[2];
         for (int f = 0; f < 2; f++) {
             String file = (f == 0 ? shortKeys : longKeys).toString();
-            Cli.Result a = Cli.run("top", "--format", "tsv", "--stats", "--memory", "32KiB", "--seed", "3", file);
+            sampledSaves[f] = dir.resolve("sampled" + f + ".hks").toString();
+            fixedSaves[f] = dir.resolve("fixed" + f + ".hks").toString();
+            Cli.Result a = Cli.run("top", "--format", "tsv", "--stats", "--memory", "32KiB", "--seed", "3",
+                    "--save", sampledSaves[f], file);
             assertEquals(0, a.exit(), a.err());
             sampled[f] = JSON.readTree(a.stats()).get("buckets").asLong();
             assertEquals(100, a.lines().size(), "the top 100 of 200 keys, long or short");
             Cli.Result b = Cli.run("top", "--format", "tsv", "--stats", "--memory", "32KiB", "--seed", "3",
-                    "--key-bytes", "24", file);
+                    "--key-bytes", "24", "--save", fixedSaves[f], file);
             assertEquals(0, b.exit(), b.err());
             JsonNode s = JSON.readTree(b.stats());
             fixed[f] = s.get("buckets").asLong();
@@ -311,6 +316,15 @@ class TopCommandTest {
         }
         assertTrue(sampled[1] < sampled[0], "long lines ask for larger shards: " + java.util.Arrays.toString(sampled));
         assertEquals(fixed[0], fixed[1]);
+        // Tables of one size merge slot by slot (the merged snapshot keeps a table); of two sizes, by their keys.
+        for (boolean withKeyBytes : new boolean[] {true, false}) {
+            String[] saves = withKeyBytes ? fixedSaves : sampledSaves;
+            String merged = dir.resolve("merged-" + withKeyBytes + ".hks").toString();
+            Cli.Result m = Cli.run("merge", "--format", "tsv", "--save", merged, saves[0], saves[1]);
+            assertEquals(0, m.exit(), m.err());
+            JsonNode header = JSON.readTree(Cli.run("show", "--format", "json", merged).out()).get("header");
+            assertEquals(withKeyBytes, header.get("hasTable").asBoolean(), "--key-bytes given: " + withKeyBytes);
+        }
         Cli.Result bad = Cli.run("top", "--key-bytes", "0", shortKeys.toString());
         assertEquals(2, bad.exit(), bad.err());
         assertTrue(bad.err().contains("Invalid value for option '--key-bytes': 0: must be in 1..1048576"), bad.err());

@@ -437,6 +437,23 @@ public final class HotkeeperSnapshot {
         return totalWeight;
     }
 
+    /**
+     * This snapshot with the stream length {@code totalWeight} instead of its own: for a caller that counted the
+     * stream exactly itself (as {@code hotkeeper top} does), where the sketch without
+     * {@code HotkeeperBuilder.recordStats()} only derives a lower bound from its slots, and the stats stripes
+     * would have taken part of a {@code memory(...)} budget. Everything else is shared with this snapshot
+     * (immutable). Threads: any. Progress: wait-free.
+     *
+     * @throws IllegalArgumentException if {@code totalWeight} is negative
+     */
+    public HotkeeperSnapshot withTotalWeight(long totalWeight) {
+        if (totalWeight < 0) {
+            throw new IllegalArgumentException("totalWeight=" + totalWeight + ": must be >= 0");
+        }
+        return new HotkeeperSnapshot(geometry, k, maxKeyBytes, decayBase, seedFingerprint, seeded, totalWeight,
+                table, keys, byKey);
+    }
+
     /** Whether the table is included (false after a merge by keys). Threads: any. Progress: wait-free. */
     public boolean hasTable() {
         return table != null;

@@ -156,6 +156,36 @@ class SnapshotTest {
      * reads them (tables of unequal length used to fail there with an ArrayIndexOutOfBoundsException, and a
      * malformed word in a merged table was merged silently).
      */
+    /**
+     * {@code withTotalWeight}: a sketch without stats derives its total from its slots, a lower bound once the
+     * lottery has taken units; a caller that counted the stream gives the exact one, and nothing else changes,
+     * through the bytes too.
+     */
+    @Test
+    void withTotalWeightReplacesTheDerivedTotalOnly() {
+        long observed = 0;
+        HotkeeperSnapshot derived;
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(3).build()) {
+            for (long i = 0; i < 20_000; i++) {
+                hk.observe(i % 7 == 0 ? 1 : i); // key 1 heavy, the rest distinct: the table overflows
+                observed++;
+            }
+            derived = hk.snapshot();
+        }
+        assertTrue(derived.totalWeight() < observed, "derived " + derived.totalWeight() + " of " + observed);
+        HotkeeperSnapshot exact = derived.withTotalWeight(observed);
+        assertEquals(observed, exact.totalWeight());
+        assertArrayEquals(tableOf(derived), tableOf(exact));
+        assertEquals(derived.keys(), exact.keys());
+        assertEquals(derived.tableWeight(), exact.tableWeight());
+        HotkeeperSnapshot read = HotkeeperSnapshot.read(exact.toBytes());
+        assertEquals(observed, read.totalWeight());
+        assertEquals(derived.totalWeight(), derived.withTotalWeight(derived.totalWeight()).totalWeight());
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> derived.withTotalWeight(-1));
+        assertEquals("totalWeight=-1: must be >= 0", e.getMessage());
+    }
+
     @Test
     void ofRefusesWrongArgumentsNamingThem() {
         long word = TableLayout.word(3, 7);
