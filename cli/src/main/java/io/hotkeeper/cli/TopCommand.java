@@ -310,9 +310,9 @@ final class TopCommand implements Callable<Integer> {
                         + "it is saturated, the key's true count may be higher");
             }
             if (save != null) {
-                // The scanners counted the stream exactly; the sketch, without recordStats (whose stripes would take
-                // 9 KiB of the budget from the table and shards), derives its total from its slots, a lower bound.
-                // A window's total is the window's own.
+                // The scanners counted the stream exactly; the sketch, without recordStats (whose stripes would
+                // take 9 KiB or more of the budget from the table and shards), derives its total from its slots, a
+                // lower bound. A window's total is the window's own.
                 HotkeeperSnapshot snapshot = hk.snapshot();
                 SnapshotFiles.save(window != null ? snapshot
                         : snapshot.withTotalWeight(weightNumber > 0 ? runWeight.get() : tally.keys), save);

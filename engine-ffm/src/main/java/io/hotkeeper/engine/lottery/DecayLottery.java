@@ -34,8 +34,8 @@ public final class DecayLottery {
      * Smallest accepted base (inclusive). The threshold table has one entry per count c with
      * {@code b^-c * 2^64 >= 1}, about {@code 44.4 / ln b} of them: 4,459 entries (35 KiB) at 1.01, 2,241 at
      * the default 1.02, 577 at the paper's 1.08. Just above 1 it explodes: 44 million entries (355 MB) at
-     * 1.000001, and about 2 * 10^17 at {@code Math.nextUp(1.0)}, where building it never ends. Bases that close to 1 also stop protecting heavy
-     * keys (at 1.01 a count of 100 still loses a draw with probability 0.37).
+     * 1.000001, and about 2 * 10^17 at {@code Math.nextUp(1.0)}, where building it never ends. Bases that close
+     * to 1 also stop protecting heavy keys (at 1.01 a count of 100 still loses a draw with probability 0.37).
      */
     public static final double MIN_BASE = 1.01;
     /** Largest accepted base (inclusive). */
