@@ -55,6 +55,16 @@ final class LineScanner {
     private long headroom;
     /** The weights this scan has observed so far. */
     private long scannedWeight;
+    /**
+     * The run's running total for {@code --live} (the lines, or with weights their sum, that every scanner has
+     * observed), or null: each scanner adds what it observed after each slice, one atomic add per 64 KiB (a live
+     * view reads it; the sketch's own exact total would need its stats, which take part of the budget).
+     */
+    private final AtomicLong seen;
+    /** What this scanner has added to {@link #seen}. */
+    private long published;
+    /** The weights of this scanner's finished scans (with {@link #scannedWeight}, what it has observed). */
+    private long finishedWeight;
 
     /**
      * @param field        1-based field to use as the key, or 0 for the whole line
@@ -64,16 +74,18 @@ final class LineScanner {
      * @param maxKeyBytes  longer keys are still observed, but counted as truncated (the sketch keeps a prefix)
      */
     LineScanner(Hotkeeper hk, int field, Splitter splitter, int weightField, long maxLineBytes, long maxKeyBytes) {
-        this(hk, field, splitter, weightField, maxLineBytes, maxKeyBytes, new AtomicLong());
+        this(hk, field, splitter, weightField, maxLineBytes, maxKeyBytes, new AtomicLong(), null);
     }
 
     /**
      * A scanner of one run of several: {@code runWeight} is the run's sum of weights, shared by all its scanners
-     * (the total checked against {@link Long#MAX_VALUE}).
+     * (the total checked against {@link Long#MAX_VALUE}); {@code seen}, if not null, the run's running total
+     * (lines, or weights), added to after each slice.
      */
     LineScanner(Hotkeeper hk, int field, Splitter splitter, int weightField, long maxLineBytes, long maxKeyBytes,
-                AtomicLong runWeight) {
+                AtomicLong runWeight, AtomicLong seen) {
         this.runWeight = runWeight;
+        this.seen = seen;
         this.hk = hk;
         this.field = field;
         this.splitter = splitter;
@@ -114,10 +126,22 @@ final class LineScanner {
         for (long pos = start; pos < end; ) {
             long limit = Math.min(end, pos + SLICE);
             pos = wholeLines ? scanKeys(seg, pos, limit, end) : scanLines(seg, pos, limit, end);
+            if (seen != null) {
+                publish();
+            }
         }
         if (weightField > 0) {
             addToRun(seg, start, end);
+            finishedWeight += scannedWeight;
+            scannedWeight = 0;
         }
+    }
+
+    /** Adds what this scanner observed since its last call to the run's running total. */
+    private void publish() {
+        long observed = weightField > 0 ? finishedWeight + scannedWeight : tally.keys;
+        seen.getAndAdd(observed - published);
+        published = observed;
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /** {@code hotkeeper top}: the heavy hitters of files or standard input, one key per line. See docs/cli.md. */
@@ -252,11 +253,14 @@ final class TopCommand implements Callable<Integer> {
                     redraw);
             Periodic periodic;
             Runnable frame = null;
+            // --live's total: what the scanners have observed (published after each slice), or a window's own.
+            AtomicLong seen = view != null && window == null ? new AtomicLong() : null;
             if (view != null) {
                 String title = title();
+                LongSupplier total = seen != null ? seen::get : hk::totalWeight;
                 frame = () -> {
                     try {
-                        view.refresh(title, () -> Report.top(hk, k), hk::totalWeight);
+                        view.refresh(title, () -> Report.top(hk, k), total);
                     } catch (RuntimeException e) {
                         view.close(); // later frames draw nothing; the run goes on and prints its result
                         err.println("hotkeeper: --live: cannot draw the top-k so far (" + Ingest.reason(e) + ")");
@@ -285,7 +289,7 @@ final class TopCommand implements Callable<Integer> {
             AtomicLong runWeight = new AtomicLong(); // the weights of all workers, kept <= Long.MAX_VALUE
             try {
                 tally = ingest.run(hk, threads, () -> new LineScanner(hk, fieldNumber, delimiter, weightNumber,
-                        maxLineBytes, maxKey, runWeight), progress);
+                        maxLineBytes, maxKey, runWeight, seen), progress);
             } finally {
                 progress.finish();
                 if (periodic != null) {
@@ -489,9 +493,6 @@ final class TopCommand implements Callable<Integer> {
         }
         if (window != null) {
             configure("--window", window, () -> builder.partitioning(Partitioning.window(window, WINDOW_SLICES)));
-        }
-        if (live) {
-            builder.recordStats(); // the total weight (--live's shares) is then the exact stream length
         }
         return builder;
     }

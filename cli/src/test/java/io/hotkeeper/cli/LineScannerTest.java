@@ -144,7 +144,8 @@ class LineScannerTest {
         try (Hotkeeper hk = sketch()) {
             // Other workers of the run have added all but 10 units already: line 2 takes the total past the limit.
             java.util.concurrent.atomic.AtomicLong run = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE - 10);
-            LineScanner scanner = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run);
+            LineScanner scanner = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run,
+                    null);
             WeightLimitException e = org.junit.jupiter.api.Assertions.assertThrows(WeightLimitException.class,
                     () -> scanner.scan(MemorySegment.ofArray(text), 0, text.length, 0, 0, 1));
             assertEquals(2, e.at.line());
@@ -164,11 +165,47 @@ class LineScannerTest {
         byte[] text = "a\t5\nb\t6\nc\t0\n".getBytes(StandardCharsets.UTF_8);
         try (Hotkeeper hk = sketch()) {
             java.util.concurrent.atomic.AtomicLong run = new java.util.concurrent.atomic.AtomicLong();
-            LineScanner one = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run);
-            LineScanner two = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run);
+            LineScanner one = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run, null);
+            LineScanner two = new LineScanner(hk, 1, Splitter.single((byte) '\t'), 2, 1 << 20, 256, run, null);
             one.scan(MemorySegment.ofArray(text), 0, text.length);
             two.scan(MemorySegment.ofArray(text), 0, text.length);
             assertEquals(22, run.get());
+        }
+    }
+
+    /**
+     * {@code --live}'s running total: every scanner adds what it observed after each slice, so once the scans are
+     * done it holds the run's lines (or weights) exactly, over several scanners and several scans each, slices
+     * of 64 KiB included; the weight-limit total is kept apart.
+     */
+    @Test
+    void theRunningTotalHoldsEveryScannersLinesOrWeights() {
+        StringBuilder big = new StringBuilder();
+        int lines = 0;
+        while (big.length() < 3 * LineScanner.SLICE) {
+            big.append("key-").append(lines % 97).append('\t').append(1 + lines % 4).append('\n');
+            lines++;
+        }
+        long weights = 0;
+        for (int i = 0; i < lines; i++) {
+            weights += 1 + i % 4;
+        }
+        byte[] text = big.toString().getBytes(StandardCharsets.UTF_8);
+        for (int weightField : new int[] {0, 2}) {
+            try (Hotkeeper hk = sketch()) {
+                java.util.concurrent.atomic.AtomicLong run = new java.util.concurrent.atomic.AtomicLong();
+                java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+                LineScanner one = new LineScanner(hk, 1, Splitter.single((byte) '\t'), weightField, 1 << 20, 256,
+                        run, seen);
+                LineScanner two = new LineScanner(hk, 1, Splitter.single((byte) '\t'), weightField, 1 << 20, 256,
+                        run, seen);
+                one.scan(MemorySegment.ofArray(text), 0, text.length);
+                two.scan(MemorySegment.ofArray(text), 0, text.length);
+                one.scan(MemorySegment.ofArray(text), 0, text.length);
+                long expected = 3L * (weightField > 0 ? weights : lines);
+                assertEquals(expected, seen.get(), "weight field " + weightField);
+                assertEquals(weightField > 0 ? expected : 0, run.get(), "weight field " + weightField);
+            }
         }
     }
 }

@@ -371,6 +371,16 @@ class TopCommandTest {
                 bad.err());
     }
 
+    /** {@code --live} counts its total in the scanners: the sketch records no stats, so the budget is whole. */
+    @Test
+    void liveTakesNothingFromTheBudget() throws Exception {
+        Path file = Files.write(dir.resolve("live.txt"), List.of("a", "b", "a"));
+        Cli.Result r = Cli.run("top", "--live", "--stats", "--format", "tsv", "--memory", "32KiB", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(JSON.readTree(r.stats()).get("nativeBytesByPart").has("stats"), r.stats());
+        assertTrue(r.lines().contains("1\ta\t2\t0"), r.out());
+    }
+
     @Test
     void longKeysAreCountedWholeAndReportedTruncated() throws Exception {
         String longA = "A".repeat(40) + "-first";
