@@ -56,9 +56,11 @@ final class LineScanner {
     /** The weights this scan has observed so far. */
     private long scannedWeight;
     /**
-     * The run's running total for {@code --live} (the lines, or with weights their sum, that every scanner has
-     * observed), or null: each scanner adds what it observed after each slice, one atomic add per 64 KiB (a live
-     * view reads it; the sketch's own exact total would need its stats, which take part of the budget).
+     * The run's running total for {@code --live} and {@code --save} (the lines, or with weights their sum, that
+     * every scanner has observed), or null: each scanner adds what it observed after each slice, one atomic add
+     * per 64 KiB (the sketch's own exact total would need its stats, which take part of the budget). Volatile
+     * getAndAdd, as several scanners add; a reader's get() needs no order with the sketch (a live view's share may
+     * lag the top-k by a slice), and once every scan has returned the total is exact.
      */
     private final AtomicLong seen;
     /** What this scanner has added to {@link #seen}. */

@@ -253,8 +253,9 @@ final class TopCommand implements Callable<Integer> {
                     redraw);
             Periodic periodic;
             Runnable frame = null;
-            // --live's total: what the scanners have observed (published after each slice), or a window's own.
-            AtomicLong seen = view != null && window == null ? new AtomicLong() : null;
+            // The stream's exact total for --live and --save: what the scanners have observed, each adding its
+            // share after every slice (a window's total is the window's own, which its sketch derives).
+            AtomicLong seen = (view != null || save != null) && window == null ? new AtomicLong() : null;
             if (view != null) {
                 String title = title();
                 LongSupplier total = seen != null ? seen::get : hk::totalWeight;
@@ -314,12 +315,10 @@ final class TopCommand implements Callable<Integer> {
                         + "it is saturated, the key's true count may be higher");
             }
             if (save != null) {
-                // The scanners counted the stream exactly; the sketch, without recordStats (whose stripes would
-                // take 9 KiB or more of the budget from the table and shards), derives its total from its slots, a
-                // lower bound. A window's total is the window's own.
+                // The sketch, without recordStats (whose stripes would take 9 KiB or more of the budget from the
+                // table and shards), derives its total from its slots, a lower bound: the scanners' count replaces it.
                 HotkeeperSnapshot snapshot = hk.snapshot();
-                SnapshotFiles.save(window != null ? snapshot
-                        : snapshot.withTotalWeight(weightNumber > 0 ? runWeight.get() : tally.keys), save);
+                SnapshotFiles.save(seen == null ? snapshot : snapshot.withTotalWeight(seen.get()), save);
             }
             if (stats) {
                 ObjectNode stats = stats(hk.info(), tally, seconds, ingest, reported);
@@ -461,7 +460,7 @@ final class TopCommand implements Callable<Integer> {
             setter.run();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': "
-                    + value + ": " + e.getMessage().replaceFirst("^[A-Za-z]+=-?[0-9.]+: ", ""));
+                    + value + ": " + e.getMessage().replaceFirst("^[A-Za-z]+=[^:\\s]+: ", ""));
         }
     }
 

@@ -631,6 +631,8 @@ class TopCommandTest {
                         + "the minimum is 22016 bytes", "top", "--memory", "16KiB", "--k", "200"},
                 {"Invalid value for option '--max-key-bytes': 0", "top", "--max-key-bytes", "0"},
                 {"Invalid value for option '--min-count': 0", "top", "--min-count", "0"},
+                {"Invalid value for option '--decay-base': NaN: must be >= 1.01 and <= 1024.0", "top", "--decay-base",
+                        "NaN"},
                 {"Invalid value for option '--field': 0: must be >= 1", "top", "--field", "0"},
                 {"Invalid value for option '--delimiter': 'ab' is not a delimiter", "top", "--delimiter", "ab"},
                 {"Invalid value for option '--salt': 'both' is not a salt mode", "top", "--salt", "both"},

@@ -180,6 +180,8 @@ class SnapshotTest {
         assertEquals(derived.tableWeight(), exact.tableWeight());
         HotkeeperSnapshot read = HotkeeperSnapshot.read(exact.toBytes());
         assertEquals(observed, read.totalWeight());
+        // Merged with itself (slot by slot: one geometry and seed), the exact totals add.
+        assertEquals(2 * observed, HotkeeperSnapshot.merge(exact, read).totalWeight());
         assertEquals(derived.totalWeight(), derived.withTotalWeight(derived.totalWeight()).totalWeight());
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> derived.withTotalWeight(-1));

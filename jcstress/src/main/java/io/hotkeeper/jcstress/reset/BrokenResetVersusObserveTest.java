@@ -107,7 +107,7 @@ public class BrokenResetVersusObserveTest {
         }
     }
 
-    /** PAUSE instructions: from a fraction of a microsecond to a few, by x86 generation (10 to 140 cycles each). */
+    /** PAUSE instructions, 10 to 140 cycles each by x86 generation: about 3 to 50 microseconds in all. */
     private static final int WINDOW_SPINS = 1024;
 
     @Arbiter
