@@ -72,9 +72,9 @@ import java.util.concurrent.TimeUnit;
  *       decision record's §6 table (production sizes it with {@code SaltLayout.shardsFor(processors)}; pass
  *       {@code -p shards=32} etc. to try others). The shard is picked by the challenger's spare bits, so threads
  *       spread over shards but still share them.</li>
- *   <li>{@code perWorker}: the shippable per-worker salt ({@code SaltMode.PER_WORKER}): one counter per stats
- *       stripe in disjoint residue classes, picked by the thread's worker, advanced with an atomic add on a
- *       line only this thread writes. Globally unique, and no cross-core traffic.</li>
+ *   <li>{@code perWorker}: the shippable per-worker salt ({@code SaltMode.PER_WORKER}): 64 counters in disjoint
+ *       residue classes, picked by the thread's worker id, advanced with an atomic add on a line only this
+ *       thread writes. Globally unique, and no cross-core traffic.</li>
  *   <li>{@code perThread}: each thread gets its own one-shard {@code EvictionSalt} in its own 128-byte region:
  *       the same {@code lock xadd}, uncontended. A benchmark instrument only, not shippable: values from
  *       different threads repeat, which breaks the salt's never-repeats contract. Its gap to {@code shared} is
@@ -144,8 +144,9 @@ public class Phase3EvictBenchmark {
             EvictionSalt sharedSalt = switch (salt) {
                 case "shared" -> new EvictionSalt(arena, 1);
                 case "sharded" -> new EvictionSalt(arena, shards);
-                case "perWorker" -> EvictionSalt.perWorker(
-                        arena.allocate(workers.regionBytes(), SaltLayout.ALIGNMENT), workers.stripes());
+                case "perWorker" -> EvictionSalt.perWorker(arena.allocate(
+                        SaltLayout.segmentBytes(SaltLayout.MAX_WORKER_COUNTERS), SaltLayout.ALIGNMENT),
+                        SaltLayout.MAX_WORKER_COUNTERS);
                 case "perThread" -> null;
                 default -> throw new IllegalArgumentException(
                         "salt=" + salt + ": must be shared, sharded, perWorker or perThread");

@@ -58,9 +58,10 @@ import java.util.function.Supplier;
  * top. Per table: the bucket table, whole 64-byte buckets of 8 slots (any count, 4 KiB .. 64 MiB), its links (8
  * bytes per slot: as large as the table, present with key shards) and 128 bytes of control; with key shards (the
  * default), a shard per worker whose entries follow their keys' length; with hot-key combining engaged, a 4 KiB
- * combiner block per worker; the salt takes 128 bytes per counter (one shared counter by default, one per table
- * with worker tables, one per worker stripe with the per-worker salt) and the stats 128 bytes per worker stripe
- * (only with {@link HotkeeperBuilder#recordStats()} or approximate counting, whose coin state shares the stripe).
+ * combiner block per worker; the salt takes 128 bytes per counter (one per table with worker tables, the
+ * expected writers rounded up to a power of two with the per-worker salt, one when shared) and the stats 128 bytes
+ * per worker stripe (only with {@link HotkeeperBuilder#recordStats()} or approximate counting, whose coin state
+ * shares the stripe).
  * All of it is off-heap in one {@link Arena} owned by the instance;
  * {@link #info()} reports each part ({@code nativeBytes()}, {@code nativeBytesByPart()}).
  *
@@ -151,7 +152,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     private final TableSet tables;
     /** Whether there is more than one table (per-node or worker tables): estimates sum, topK merges. */
     private final boolean multiTable;
-    /** Salt counters in all (1 shared; the shards; one per worker stripe; one per table). */
+    /** Salt counters in all (1 shared; the shards; the per-worker counters; one per table). */
     private final int saltCounters;
     /** The workers: stripe geometry and the calling thread's worker ({@link WorkerSpace#current()}). */
     private final WorkerSpace workers;
@@ -167,8 +168,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     private final Partitioning partitioning;
     private final RegionAllocator regions;
     /**
-     * Whether an observation needs the caller's worker: stats on, per-worker salt, approximate counting
-     * (its coins) or worker tables. Otherwise observations skip the lookup; promotion and engaged combining
+     * Whether an observation needs the caller's worker: stats on, approximate counting (its coins) or worker
+     * tables. Otherwise observations skip the lookup; promotion, engaged combining and a per-worker salt's draw
      * look the worker up themselves.
      */
     private final boolean lookupOnObserve;
@@ -191,9 +192,9 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
         this.expelledKeys = b.listener == null ? null : new ExpelledKeys(b.listener);
-        this.saltMode = b.effectiveSaltMode();
+        SaltMode wantedSalt = b.effectiveSaltMode();
         int processors = Runtime.getRuntime().availableProcessors();
-        int saltShards = saltMode == SaltMode.SHARDED
+        int saltShards = wantedSalt == SaltMode.SHARDED
                 ? (b.saltShards > 0 ? b.saltShards : SaltLayout.shardsFor(processors)) : 1;
         this.arena = Arena.ofShared();
         this.regions = new RegionAllocator();
@@ -205,8 +206,9 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             int[] nodeIds = b.windowSlices > 0 ? new int[b.windowSlices] : nodes == null || nodes.nodes().length <= 1
                     ? new int[] {0} : nodes.nodes();
             int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
-            long saltBytes = switch (saltMode) {
-                case PER_WORKER -> SaltLayout.segmentBytes(workers.stripes());
+            int workerCounters = wantedSalt == SaltMode.PER_WORKER ? b.workerSaltCounters() : 1;
+            long saltBytes = switch (wantedSalt) {
+                case PER_WORKER -> SaltLayout.segmentBytes(workerCounters);
                 case PER_TABLE -> SaltLayout.segmentBytes(count);
                 default -> SaltLayout.segmentBytes(saltShards);
             };
@@ -222,9 +224,18 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             // With worker tables each worker writes its own table: a table's shards serve its share of them.
             int tableWriters = b.workerTables > 1 ? (expectedWorkers + b.workerTables - 1) / b.workerTables
                     : expectedWorkers;
+            // Under a budget the per-worker salt's counters past the first come from the room above its minimum.
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keepKeys,
-                    count, saltBytes + statsBytes, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0,
-                    expectedWorkers, tableWriters, b.expectedKeyLengths);
+                    count, (wantedSalt == SaltMode.PER_WORKER ? SaltLayout.segmentBytes(1) : saltBytes) + statsBytes,
+                    workerCounters, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0, expectedWorkers,
+                    tableWriters, b.expectedKeyLengths);
+            if (plan != null && wantedSalt == SaltMode.PER_WORKER) {
+                workerCounters = plan.saltCounters();
+                saltBytes = SaltLayout.segmentBytes(workerCounters);
+            }
+            // A default per-worker salt granted one counter is the shared salt: the same counter, without a lookup.
+            this.saltMode = wantedSalt == SaltMode.PER_WORKER && workerCounters == 1 && b.saltMode == null
+                    ? SaltMode.SHARED : wantedSalt;
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
             TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
                     b.candidateBuckets);
@@ -235,7 +246,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 salts[i] = switch (saltMode) {
                     case PER_TABLE -> EvictionSalt.perTable(saltRegion.asSlice(SaltLayout.counterOffset(i),
                             SaltLayout.REGION_BYTES), i, count);
-                    case PER_WORKER -> i == 0 ? EvictionSalt.perWorker(saltRegion, workers.stripes()) : salts[0];
+                    case PER_WORKER -> i == 0 ? EvictionSalt.perWorker(saltRegion, workerCounters) : salts[0];
                     default -> i == 0 ? new EvictionSalt(saltRegion, saltShards) : salts[0];
                 };
             }
@@ -277,7 +288,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             this.multiTable = count > 1;
             this.k = b.k;
             this.partitioning = b.partitioning;
-            this.lookupOnObserve = b.recordStats || saltMode == SaltMode.PER_WORKER || b.approximateBits != 0
+            this.lookupOnObserve = b.recordStats || b.approximateBits != 0
                     || b.workerTables > 1;
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -360,7 +371,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     }
 
     /**
-     * A builder with the defaults: a 64 KiB table, k = 100, keys kept, self-seeded, shared salt, decay base 1.02
+     * A builder with the defaults: a 64 KiB table, k = 100, keys kept, self-seeded, a per-worker salt (shared with
+     * one expected writer), decay base 1.02
      * (the README's options table lists every default). Threads: any. Progress: wait-free.
      */
     public static HotkeeperBuilder builder() {
@@ -873,7 +885,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     }
 
     /**
-     * Number of salt counters: 1 when shared, the shards when sharded, one per worker stripe or per table.
+     * Number of salt counters: 1 when shared, the shards when sharded, the per-worker counters, or one per table.
      * Threads: any. Progress: wait-free.
      */
     public int saltShards() {

@@ -362,9 +362,10 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * Threads expected to observe at once (1..4096; default: the available processors): under
-     * {@link #memory(long)}, how many key shards and combiner blocks the budget is split for. More threads
-     * still work; they share the shards and observe without combining.
+     * Threads expected to observe at once (1..4096; default: the available processors). With any sizing it picks
+     * the default salt: one shared counter for 1, per-worker counters for more ({@link #saltMode}). Under
+     * {@link #memory(long)} it also sets how many key shards and combiner blocks the budget is split for. More
+     * threads still work; they share the shards and salt counters and observe without combining.
      */
     public HotkeeperBuilder expectedThreads(int threads) {
         if (threads < 1 || threads > 4096) {
@@ -408,8 +409,12 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * The eviction salt: {@link SaltMode#SHARED} by default, {@link SaltMode#PER_TABLE} by default with
-     * {@linkplain Partitioning#perWorker per-worker tables} (each table's own counter, 128 bytes per table).
+     * The eviction salt. By default: {@link SaltMode#PER_TABLE} with {@linkplain Partitioning#perWorker
+     * per-worker tables} (each table's own counter, 128 bytes per table); otherwise {@link SaltMode#PER_WORKER}
+     * where more than one writer is expected ({@link #expectedThreads}, or more than one available processor:
+     * 128 bytes per counter, the writers rounded up to a power of two; under {@link #memory} those past the
+     * first only from the room above the budget's minimum, at most a 64th of it, and with one granted the salt is
+     * the shared one), {@link SaltMode#SHARED} (one counter) for a single writer.
      * Threads: the builder's (not thread-safe). Progress: wait-free.
      */
     public HotkeeperBuilder saltMode(SaltMode saltMode) {
@@ -505,10 +510,33 @@ public final class HotkeeperBuilder {
 
     /**
      * The salt mode the instance gets, resolved here only (checkOptions and the constructor read it): the one
-     * chosen, or per-worker with worker tables (each worker's draws from its own counter), shared otherwise.
+     * chosen; else per-table with worker tables (each table's own counter); else per-worker where more than one
+     * thread is expected to write ({@link #expectedThreads}, by default the available processors), so that two
+     * writers' draws never take turns on one line; shared for a single writer, where one counter is as cheap and
+     * needs no lookup of the worker.
      */
     SaltMode effectiveSaltMode() {
-        return saltMode != null ? saltMode : workerTables > 1 ? SaltMode.PER_TABLE : SaltMode.SHARED;
+        if (saltMode != null) {
+            return saltMode;
+        }
+        if (workerTables > 1) {
+            return SaltMode.PER_TABLE;
+        }
+        return expectedWriters() > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
+    }
+
+    /** Threads expected to write: {@link #expectedThreads}, by default the available processors. */
+    private int expectedWriters() {
+        return expectedThreads > 0 ? expectedThreads : Runtime.getRuntime().availableProcessors();
+    }
+
+    /**
+     * The per-worker salt's counters: the expected writers rounded up to a power of two
+     * ({@link SaltLayout#workerCountersFor}). Under a total budget the plan grants fewer where the room above the
+     * budget's minimum is short ({@link MemoryPlan#saltCounters}); writers beyond the counters share them by id.
+     */
+    int workerSaltCounters() {
+        return SaltLayout.workerCountersFor(expectedWriters());
     }
 
     /**
@@ -524,10 +552,6 @@ public final class HotkeeperBuilder {
      * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
      */
     void checkOptions() {
-        if (expectedThreads > 0 && totalMemory == 0) {
-            throw new IllegalArgumentException("expectedThreads=" + expectedThreads + " without memory(total): "
-                    + "it only sizes the split of a total budget");
-        }
         if (expectedKeyLengths.length > 0 && (totalMemory == 0 || !keepKeys)) {
             throw new IllegalArgumentException("expectedKeyLengths(...) " + (keepKeys
                     ? "without memory(total): it only sizes the split of a total budget"

@@ -98,7 +98,10 @@ public final class HotkeeperInfo {
         return saltMode;
     }
 
-    /** Salt counters: the shards (sharded), one per worker stripe (per worker) or per table (per table); else 1. */
+    /**
+     * Salt counters: the shards (sharded), the per-worker counters (per worker: one per expected writer, rounded up
+     * to a power of two, or as many as a total budget grants) or one per table (per table); else 1.
+     */
     public int saltShards() {
         return saltShards;
     }

@@ -1,5 +1,6 @@
 package io.hotkeeper.engine;
 
+import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.shard.ShardLayout;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableGeometry;
@@ -12,6 +13,9 @@ import io.hotkeeper.engine.table.TableLayout;
  *
  * <pre>
  *  budget = fixed                         salt counters, stats stripes (when recorded), given by the options
+ *         + (saltCounters - 1) x 128       the per-worker salt's counters past its first: a power of two in all, at
+ *                                          most one per expected writer, from the room above the minimum, at most
+ *                                          budget / 64 (none there is room for: the salt is one shared counter)
  *         + combiners x blockBytes         hot-key combiner blocks: at most budget / 8, at most one per expected
  *                                          worker, none for one expected worker; workers past the last block
  *                                          observe without combining
@@ -54,9 +58,14 @@ import io.hotkeeper.engine.table.TableLayout;
  * @param combinerBlocks combiner blocks the instance may create (0: no combining)
  * @param plannedBytes   what the plan allocates once every shard and block exists: at most {@code budget}
  * @param shardBytes     bytes of each key shard segment (0 without key shards)
+ * @param saltCounters   the per-worker salt's counters granted (1 where none past the first fit, or none was
+ *                       asked for)
  */
 record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, int combinerBlocks,
-                  long plannedBytes, long shardBytes) {
+                  long plannedBytes, long shardBytes, int saltCounters) {
+    /** The per-worker salt's counters past the first take at most this fraction's inverse of the budget. */
+    static final long SALT_SHARE_DIVISOR = 64;
+
     /** Most shards per table under a budget: beyond this, workers share (promotions are rare once warm). */
     static final int MAX_SHARDS = 8;
     /** The shards of a table get at least its share divided by this (or the minimum capacity, if more). */
@@ -72,7 +81,9 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
      * @param maxKeyBytes       longest key stored whole (sizes a shard entry)
      * @param keepKeys         whether keys are tracked (no links and no shards otherwise)
      * @param tables            bucket tables sharing the budget (worker or per-node tables)
-     * @param fixedBytes        salt and stats bytes, which the options fix
+     * @param fixedBytes        salt and stats bytes, which the options fix (one counter of a per-worker salt)
+     * @param saltCountersWanted the per-worker salt's counters wanted, a power of two (1 or 0: not per-worker);
+     *                          those past the first come from the room above the minimum ({@link #saltCounters})
      * @param combinerBlockBytes bytes of one combiner block (0: combining off)
      * @param workers           the workers expected to observe (sizes combiner blocks; more may come)
      * @param tableWriters      the workers expected to write one table (sizes its shards): {@code workers}, or their
@@ -82,7 +93,8 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
      * @throws IllegalArgumentException naming the minimum budget, if {@code budget} cannot hold {@code k} keys
      */
     static MemoryPlan of(long budget, int k, int maxKeyBytes, boolean keepKeys, int tables, long fixedBytes,
-                         long combinerBlockBytes, int workers, int tableWriters, int[] keyLengths) {
+                         int saltCountersWanted, long combinerBlockBytes, int workers, int tableWriters,
+                         int[] keyLengths) {
         int minCapacity = minCapacity(k);
         long minShardBytes = keepKeys ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
         long preferredShardBytes = keepKeys ? ShardLayout.plannedShardBytes(preferredCapacity(k), maxKeyBytes) : 0;
@@ -96,14 +108,23 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                     + " keys, " + minShardBytes : "") + " + control " + BucketTable.CONTROL_BYTES + ") + salt and stats "
                     + fixedBytes + ")");
         }
+        // The per-worker salt's counters past its first (a power of two in all), from the room above the minimum,
+        // so that they never raise it: a budget at its minimum draws from one counter, as the shared salt does.
+        int saltCounters = 1;
+        long saltRoom = Math.min(budget / SALT_SHARE_DIVISOR, budget - minimum);
+        while (2L * saltCounters <= saltCountersWanted
+                && SaltLayout.segmentBytes(2 * saltCounters - 1) <= saltRoom) {
+            saltCounters *= 2;
+        }
+        long saltExtra = SaltLayout.segmentBytes(saltCounters - 1);
         int combinerBlocks = 0;
         // One expected thread: no combiner budget (combining only pays once two threads write the same hot lines;
         // a block reserved and never created would be budget the table could have had).
         if (combinerBlockBytes > 0 && workers >= 2) {
-            long allowed = Math.min(budget / 8, budget - minimum);
+            long allowed = Math.min(budget / 8, budget - minimum - saltExtra);
             combinerBlocks = (int) Math.min(workers, allowed / combinerBlockBytes);
         }
-        long perTable = (budget - fixedBytes - combinerBlocks * combinerBlockBytes) / tables;
+        long perTable = (budget - fixedBytes - saltExtra - combinerBlocks * combinerBlockBytes) / tables;
         int shards = 0;
         if (keepKeys) {
             shards = 1;
@@ -154,9 +175,9 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
             capacity = (int) Math.min(Math.max(keys, dataPages * ShardLayout.entriesPerPage(0, maxKeyBytes)),
                     Math.min(Math.max(keys, slots), ShardLayout.MAX_ENTRIES));
         }
-        long planned = fixedBytes + combinerBlocks * combinerBlockBytes + tables * (tableAndLinks(tableBytes, keepKeys)
-                + (keepKeys ? shards * shardBytes : 0));
-        return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned, shardBytes);
+        long planned = fixedBytes + saltExtra + combinerBlocks * combinerBlockBytes
+                + tables * (tableAndLinks(tableBytes, keepKeys) + (keepKeys ? shards * shardBytes : 0));
+        return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned, shardBytes, saltCounters);
     }
 
     /** Entries a shard needs at least for a top-{@code k}: {@code max(16, k + max(8, k / 16))}. */

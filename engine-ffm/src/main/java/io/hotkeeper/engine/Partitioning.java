@@ -47,7 +47,7 @@ public sealed interface Partitioning {
      * {@code memoryBytes}, a worker writing the table of its worker id modulo {@code tables}. Worker ids are given
      * lowest-free-first, so threads that start observing together get consecutive ones: with as many tables as
      * threads, observations scale with cores at the price of {@code tables} times the memory and of each table
-     * seeing only its workers' share of the stream. The salt defaults to {@link SaltMode#PER_WORKER} here.
+     * seeing only its workers' share of the stream. The salt defaults to {@link SaltMode#PER_TABLE} here.
      *
      * @throws IllegalArgumentException if {@code tables} is not a power of two in 1..64
      */

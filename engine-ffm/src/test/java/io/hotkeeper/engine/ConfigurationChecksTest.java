@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.function.Supplier;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,14 +21,16 @@ class ConfigurationChecksTest {
         refused(() -> Hotkeeper.builder().keepKeys(false).shardCapacity(64), "keepKeys(false) with shardCapacity");
         refused(() -> Hotkeeper.builder().keepKeys(false).expelledKeyListener(h -> { }),
                 "keepKeys(false) with expelledKeyListener");
-        refused(() -> Hotkeeper.builder().saltShards(4), "saltShards=4 with saltMode SHARED");
+        refused(() -> Hotkeeper.builder().memory(1 << 20).expectedThreads(1).saltShards(4),
+                "saltShards=4 with saltMode SHARED");
+        refused(() -> Hotkeeper.builder().memory(1 << 20).expectedThreads(2).saltShards(4),
+                "saltShards=4 with saltMode PER_WORKER");
         refused(() -> Hotkeeper.builder()
                 .partitioning(Partitioning.perWorker(2)).saltShards(4), "saltShards=4 with saltMode PER_TABLE");
         refused(() -> Hotkeeper.builder().combining(CombiningMode.OFF).combiner(64, 16), "combiner(...) with combining OFF");
         refused(() -> Hotkeeper.builder()
                 .partitioning(Partitioning.perWorker(2)).combiner(64, 16), "AUTO stays off with per-worker tables");
         refused(() -> Hotkeeper.builder().clock(System::nanoTime), "clock(...) with partitioning shared()");
-        refused(() -> Hotkeeper.builder().expectedThreads(4), "expectedThreads=4 without memory(total)");
     }
 
     /** Each option once: a second call is refused where it is made, naming both calls (Caffeine's rule). */
@@ -81,6 +84,15 @@ class ConfigurationChecksTest {
         build(Hotkeeper.builder().partitioning(Partitioning.perWorker(2)).combining(CombiningMode.ON).combiner(64, 16));
         build(Hotkeeper.builder().combiner(64, 16));
         build(Hotkeeper.builder().memory(1 << 20).expectedThreads(4));
+        // Without a total budget it still picks the salt: one writer, one shared counter; more, one per worker.
+        try (Hotkeeper hk = Hotkeeper.builder().expectedThreads(1).build()) {
+            assertEquals(SaltMode.SHARED, hk.saltMode());
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().expectedThreads(4).build()) {
+            assertEquals(SaltMode.PER_WORKER, hk.saltMode());
+            assertEquals(4, hk.info().saltShards());
+            assertEquals(512L, hk.info().nativeBytesByPart().get("salt"));
+        }
         build(Hotkeeper.builder().keepKeys(false).combining(CombiningMode.OFF));
     }
 

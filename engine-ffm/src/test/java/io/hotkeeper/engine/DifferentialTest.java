@@ -1,5 +1,7 @@
 package io.hotkeeper.engine;
 
+import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.Workers;
 import io.hotkeeper.engine.workload.ZipfKeys;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -19,7 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Tolerance: none. At one thread the engine's fast and full paths make the same decisions as the model
  * (first empty slot claims, first fingerprint match refreshes, the first weakest occupant faces one draw with
- * the next salt value), the shared salt counter runs 0, 1, 2, ... like the model's, and shard capacity equals
+ * the next salt value), the model draws the salt values of the one writing thread (the default salt: shared, or
+ * the counter of the test thread's worker id under the per-worker salt a machine of several processors gets),
+ * and shard capacity equals
  * the table's slots, so the key shards never evict nor raise the promotion floor. So every slot, every estimate
  * and the whole top 100 must agree exactly; any difference is a bug in one of the two.
  */
@@ -41,9 +45,16 @@ class DifferentialTest {
     void engineAndSequentialModelAgreeExactly(int items, double exponent, double base, long memory) {
         long seed = 41;
         long[] stream = new ZipfKeys(items, exponent).keys(1_000_000, 7);
-        SequentialModel model = new SequentialModel(memory, seed, base, FLOOR);
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(memory).seed(seed).decayBase(base)
                 .combining(CombiningMode.OFF).minCount(FLOOR).shardCapacity((int) (memory / 8)).build()) {
+            // The salt sequence this thread draws under the default salt mode.
+            int counters = hk.info().saltShards();
+            long saltStart = switch (hk.saltMode()) {
+                case SHARED -> 0;
+                case PER_WORKER -> WorkerHandle.id(Workers.current()) & (counters - 1);
+                default -> throw new AssertionError("default salt mode " + hk.saltMode());
+            };
+            SequentialModel model = new SequentialModel(memory, seed, base, FLOOR, saltStart, counters);
             for (long key : stream) {
                 hk.observe(key);
                 model.observe(key);

@@ -103,12 +103,14 @@ class MemoryBudgetTest {
     @Test
     void sixteenKiBHoldsAHundredLongKeysInOneSharedShard() throws Exception {
         // The minimum shard: 108 long keys (9 pages of 12 and a spare) beside a table of 80 buckets, 16,384 B in
-        // all.
+        // all; 79 for several writers, whose per-worker salt takes a second counter (128 B, a 64th of the budget at
+        // most) from the room above the minimum.
         for (int threads : new int[] {1, 2, 8}) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(8).expectedThreads(threads)
                     .seed(threads).build()) {
                 HotkeeperInfo info = hk.info();
-                assertEquals(80, info.buckets(), info.toString());
+                assertEquals(threads == 1 ? 80 : 79, info.buckets(), info.toString());
+                assertEquals(threads == 1 ? 128L : 256L, info.nativeBytesByPart().get("salt"), info.toString());
                 assertEquals(1, info.shardLimit(), "the workers share one shard: " + info);
                 assertEquals(108, info.shardCapacity(), info.toString());
                 churn(hk, threads, 8);
@@ -135,6 +137,44 @@ class MemoryBudgetTest {
     }
 
     @Test
+    void thePerWorkerSaltTakesItsCountersPastTheFirstFromTheRoomAboveTheMinimum() {
+        // At the minimum: one counter, so the default salt is the shared one; an explicit per-worker salt keeps its
+        // mode with that one counter.
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> Hotkeeper.builder().memory(16 * 1024).k(1000).expectedThreads(4).build());
+        long minimum = Long.parseLong(e.getMessage().replaceAll(".*the minimum is (\\d+) bytes.*", "$1"));
+        try (Hotkeeper hk = Hotkeeper.builder().memory(minimum).k(1000).expectedThreads(4).build()) {
+            assertEquals(SaltMode.SHARED, hk.info().saltMode());
+            assertEquals(1, hk.info().saltShards());
+            assertEquals(128L, hk.info().nativeBytesByPart().get("salt"));
+            assertTrue(hk.info().nativeBytes() <= minimum);
+        }
+        try (Hotkeeper hk = Hotkeeper.builder().memory(minimum).k(1000).expectedThreads(4)
+                .saltMode(SaltMode.PER_WORKER).build()) {
+            assertEquals(SaltMode.PER_WORKER, hk.info().saltMode());
+            assertEquals(1, hk.info().saltShards());
+            assertTrue(hk.info().nativeBytes() <= minimum);
+        }
+        // 1 MiB: one counter per expected writer, rounded up to a power of two (5 -> 8), within a 64th of it.
+        try (Hotkeeper hk = Hotkeeper.builder().memory(1 << 20).expectedThreads(5).build()) {
+            assertEquals(SaltMode.PER_WORKER, hk.info().saltMode());
+            assertEquals(8, hk.info().saltShards());
+            assertEquals(1024L, hk.info().nativeBytesByPart().get("salt"));
+            assertTrue(hk.info().nativeBytes() <= 1 << 20);
+        }
+        // 32 KiB for 64 writers: a 64th of the budget (512 B) holds 4 counters, not 64.
+        try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).maxKeyBytes(8).expectedThreads(64).build()) {
+            assertEquals(4, hk.info().saltShards(), hk.info().toString());
+            assertTrue(hk.info().nativeBytes() <= 32 * 1024);
+        }
+        // The table size given instead: every counter asked for, on top.
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).expectedThreads(3).build()) {
+            assertEquals(4, hk.info().saltShards());
+            assertEquals(512L, hk.info().nativeBytesByPart().get("salt"));
+        }
+    }
+
+    @Test
     void theShardsGetTwoKEntriesOnceTheTableKeepsTwoAndAHalfKBuckets() {
         // 64 KiB (k = 100, long keys): 2k entries (17 pages of 12: room for 204) beside 432 buckets; 32 KiB: the
         // minimum shard (room for 108), the table takes the rest.
@@ -143,7 +183,10 @@ class MemoryBudgetTest {
             assertEquals(204, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).expectedThreads(2).build()) {
-            assertEquals(379, hk.info().buckets(), hk.info().toString());
+            // Two writers: a per-worker salt of two counters (256 B; 128 above the minimum's one).
+            assertEquals(SaltMode.PER_WORKER, hk.info().saltMode(), hk.info().toString());
+            assertEquals(256L, hk.info().nativeBytesByPart().get("salt"), hk.info().toString());
+            assertEquals(378, hk.info().buckets(), hk.info().toString());
             assertEquals(240, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(8).expectedThreads(1).build()) {

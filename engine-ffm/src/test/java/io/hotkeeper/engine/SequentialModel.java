@@ -11,8 +11,10 @@ import java.util.List;
  * A plain, single-threaded model of Hotkeeper's algorithm for the differential test: a bucket array of 8 slots
  * (fingerprint, count, tracked, key) per bucket, two candidate buckets per key, and the three phases written as
  * directly as possible.
- * It uses the engine's own {@link KeyHasher} and {@link DecayLottery} (same seed, same draw key) and a salt
- * counter 0, 1, 2, ... (the shared salt), so on one thread it should make exactly the engine's decisions.
+ * It uses the engine's own {@link KeyHasher} and {@link DecayLottery} (same seed, same draw key) and the salt
+ * sequence the engine's one writing thread draws (0, 1, 2, ... under the shared salt; i, i + N, ... from the
+ * counter i of its worker id under the per-worker salt), so on one thread it should make exactly the engine's
+ * decisions.
  * Not thread-safe.
  */
 final class SequentialModel {
@@ -29,9 +31,16 @@ final class SequentialModel {
     private final boolean[] tracked;
     private final long[] key;
     private long salt;
+    private final long saltStride;
 
-    /** A model of a sketch built with {@code memoryBytes}, {@code seed}, {@code decayBase} and the floor. */
-    SequentialModel(long memoryBytes, long seed, double decayBase, long promotionFloor) {
+    /**
+     * A model of a sketch built with {@code memoryBytes}, {@code seed}, {@code decayBase} and the floor, whose
+     * draws take the salt values {@code saltStart}, {@code saltStart + saltStride}, ...
+     */
+    SequentialModel(long memoryBytes, long seed, double decayBase, long promotionFloor, long saltStart,
+                    long saltStride) {
+        this.salt = saltStart;
+        this.saltStride = saltStride;
         this.hasher = KeyHasher.seeded(seed);
         // The engine's draw key for a seeded sketch (Hotkeeper's constructor).
         this.lottery = new DecayLottery(decayBase, KeyHasher.splitMix(seed ^ 0x5a17L));
@@ -99,7 +108,8 @@ final class SequentialModel {
             }
         }
         // Phase 3: one draw against the weakest occupant; a win decrements it, and at zero the key takes the slot.
-        long draw = lottery.draw(h >>> 32, salt++);
+        long draw = lottery.draw(h >>> 32, salt);
+        salt += saltStride;
         if (lottery.wins(draw, count[weakest]) && --count[weakest] == 0) {
             fingerprint[weakest] = fp;
             count[weakest] = 1;

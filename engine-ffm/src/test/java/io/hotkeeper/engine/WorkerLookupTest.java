@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The hot path pays only for what it needs: with stats off, the shared salt and exact counting, an observation
- * that neither promotes nor combines never looks up its worker (no id is taken for the thread).
+ * that neither promotes nor combines never looks up its worker (no id is taken for the thread); the per-worker
+ * salt looks it up on a lottery draw only.
  */
 class WorkerLookupTest {
 
@@ -51,8 +52,20 @@ class WorkerLookupTest {
     void observationsThatNeitherPromoteNorCombineLookNoWorkerUp() throws Exception {
         // A floor the cold keys never reach: none of their observations promotes (the default floor, 1, would
         // promote every first observation, and a promotion looks its worker up).
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR)
+                .saltMode(SaltMode.SHARED).build()) {
             assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
+        }
+        // The per-worker salt (the default on a machine of several processors) looks the worker up on a draw
+        // only: refreshes and claims of a few keys that never fill a bucket take no id.
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR)
+                .saltMode(SaltMode.PER_WORKER).build()) {
+            assertEquals(0, idsHeldBy(h -> {
+                for (int i = 0; i < 1000; i++) {
+                    h.observe(i & 3);
+                }
+            }, hk));
+            assertEquals(0, hk.info().nativeBytesByPart().get("salt") % 128);
         }
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR).shardedSalt()
                 .build()) {

@@ -19,11 +19,11 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * The per-worker salt, in the case where two threads share one worker's counter (two virtual threads of one
- * carrier, a shared worker): the counter emits 1, 1 + N, 1 + 2N, ... (residue class 1 of
- * N = 3 counters) and, advanced by an atomic add even here, never twice the same value. A third counter used by
- * neither actor stays untouched.
+ * carrier, a shared worker, id 1): the counter emits 1, 1 + N, 1 + 2N, ... (residue class 1 of
+ * N = 4 counters) and, advanced by an atomic add even here, never twice the same value. Counter 2, which no
+ * actor's id picks, stays untouched.
  *
- * <p>r1, r2: actor 1's values; r3, r4: actor 2's (expressed as (value - 1) / 3, so 0..3); r5: the untouched
+ * <p>r1, r2: actor 1's values; r3, r4: actor 2's (expressed as (value - 1) / 4, so 0..3); r5: the untouched
  * counter 2's next value (2).
  *
  * <p>Run: {@code jcstress/run -- -t PerWorkerSaltUniquenessTest}.
@@ -41,9 +41,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
                 + "values not increasing, or another worker's counter touched")
 @State
 public class PerWorkerSaltUniquenessTest {
-    /** Two exclusive stripes and one shared: three counters. */
     private static final WorkerSpace WORKERS = new WorkerSpace(2, 1);
-    private static final int STRIPES = WORKERS.stripes();
+    /** Counters of the salt: worker id i draws from counter i mod 4. */
+    private static final int STRIPES = 4;
     /** Worker 1, shared: several threads take turns on its counter. */
     private static final long SHARED_WORKER = WORKERS.handleOf(WorkerHandle.shared(1));
 

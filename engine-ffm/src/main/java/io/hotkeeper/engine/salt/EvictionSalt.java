@@ -1,7 +1,7 @@
 package io.hotkeeper.engine.salt;
 
 import io.hotkeeper.engine.worker.WorkerHandle;
-import io.hotkeeper.engine.worker.WorkerSpace;
+import io.hotkeeper.engine.worker.Workers;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,7 +28,7 @@ public final class EvictionSalt {
     private final MemorySegment region;
     private final int shards;
     private final int shardMask;
-    /** PER_WORKER mode: the counter is picked by the caller's worker, not by the spare bits. */
+    /** PER_WORKER mode: the counter is picked by the caller's worker id, not by the spare bits. */
     private final boolean perWorker;
     /** What each draw adds to its counter: the number of residue classes the instance's counters use. */
     private final long stride;
@@ -49,15 +49,20 @@ public final class EvictionSalt {
     }
 
     /**
-     * A per-worker salt over {@code region} with {@code stripes} counters, one per worker stripe (a sketch's
-     * {@link WorkerSpace#stripes()}; a test fixture may take fewer, for the workers it uses): counter i at i * 128,
-     * the worker's {@link WorkerHandle#stripeOffset}. Threads: one, before publication.
+     * A per-worker salt over {@code region} with {@code counters} counters (a power of two, at most
+     * {@link SaltLayout#MAX_WORKER_COUNTERS}; {@link SaltLayout#workerCountersFor} sizes it for the writers an
+     * instance expects): a draw takes the counter of its worker's id modulo {@code counters}, counter i at
+     * {@code i * 128}. Workers whose ids share a counter share its line, as all do under the shared salt; values
+     * stay unique either way. Threads: one, before publication.
+     *
+     * @throws IllegalArgumentException if {@code counters} is not a power of two in range
      */
-    public static EvictionSalt perWorker(MemorySegment region, int stripes) {
-        if (stripes < 1 || stripes > WorkerHandle.MAX_STRIPES) {
-            throw new IllegalArgumentException("stripes=" + stripes + ": must be in 1.." + WorkerHandle.MAX_STRIPES);
+    public static EvictionSalt perWorker(MemorySegment region, int counters) {
+        if (counters < 1 || counters > SaltLayout.MAX_WORKER_COUNTERS || Integer.bitCount(counters) != 1) {
+            throw new IllegalArgumentException("counters=" + counters + ": must be a power of two in 1.."
+                    + SaltLayout.MAX_WORKER_COUNTERS);
         }
-        return new EvictionSalt(region, stripes, true);
+        return new EvictionSalt(region, counters, true);
     }
 
     /**
@@ -124,18 +129,20 @@ public final class EvictionSalt {
     }
 
     /**
-     * A fresh salt value for the caller {@code worker} ({@link WorkerHandle}): from the worker's own counter
-     * in per-worker mode, else as {@link #next(long)}.
+     * A fresh salt value for the caller {@code worker} ({@link WorkerHandle}, or {@link WorkerHandle#NO_HANDLE}
+     * when the observation did not look its worker up): from the counter of the worker's id in per-worker mode
+     * (looked up here, on the draw, when the caller has none: hits never pay for it), else as {@link #next(long)}.
      *
-     * <p>Threads: any. Progress: wait-free.
+     * <p>Threads: any. Progress: wait-free after the calling thread's first lookup ({@link Workers#current()}).
      */
     public long next(long spare, long worker) {
         if (!perWorker) {
             return next(spare);
         }
-        // The worker's stripe offset: counters use the 128-byte worker stripes (WorkerSpace). Atomic even for an
-        // exclusive worker: uniqueness must not depend on how a dead thread's id was handed on.
-        return (long) COUNTER.getAndAdd(region, WorkerHandle.stripeOffset(worker), stride);
+        int id = worker == WorkerHandle.NO_HANDLE ? WorkerHandle.id(Workers.current()) : WorkerHandle.id(worker);
+        // Atomic even when the worker is exclusive: uniqueness must not depend on how a dead thread's id was handed
+        // on, nor on two workers whose ids share a counter. Volatile getAndAdd; on x86 every RMW mode is lock xadd.
+        return (long) COUNTER.getAndAdd(region, SaltLayout.counterOffset(id & shardMask), stride);
     }
 
     /** Whether counters are picked per worker. Threads: any. Progress: wait-free. */

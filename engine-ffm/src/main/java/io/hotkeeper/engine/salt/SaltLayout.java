@@ -28,6 +28,8 @@ public final class SaltLayout {
     public static final int ALIGNMENT = 128;
     /** Most shards in sharded mode. */
     public static final int MAX_SHARDS = 32;
+    /** Most counters of a per-worker salt (8 KiB). */
+    public static final int MAX_WORKER_COUNTERS = 64;
 
     private SaltLayout() {
     }
@@ -50,6 +52,17 @@ public final class SaltLayout {
         int p = Math.max(1, processors);
         int pow2 = Integer.highestOneBit(p) == p ? p : Integer.highestOneBit(p) << 1;
         return Math.min(MAX_SHARDS, pow2);
+    }
+
+    /**
+     * The per-worker mode's counter count for {@code writers} expected writer threads: rounded up to a power of
+     * two, at least 2, at most {@link #MAX_WORKER_COUNTERS}. Worker ids are handed out lowest-free-first, so
+     * writers that start together have consecutive ids, which fall on distinct counters; two writers: 2 counters,
+     * 256 bytes.
+     */
+    public static int workerCountersFor(int writers) {
+        int wanted = Math.min(MAX_WORKER_COUNTERS, Math.max(2, writers));
+        return Integer.highestOneBit(wanted) == wanted ? wanted : Integer.highestOneBit(wanted) << 1;
     }
 
     /**

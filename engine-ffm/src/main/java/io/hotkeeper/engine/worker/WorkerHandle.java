@@ -26,9 +26,10 @@ package io.hotkeeper.engine.worker;
  *  +-----+------------------------+-----------------------------------+-------------+---+
  *  | 0 0 |           id           |           stripe index            |      0      | S |
  *  +-----+------------------------+-----------------------------------+-------------+---+
- *  bits 32..61: the id of the int worker (so the key shard needs no second lookup)
+ *  bits 32..61: the id of the int worker (so the key shard and the per-worker salt's counter need no second
+ *               lookup)
  *  bits 1..31:  byte offset of the worker's stripe, stripe index * STRIPE_BYTES (128); the same offset in every
- *               per-worker region (stats counters and coins, per-worker salt counters)
+ *               per-worker region (stats counters and coins)
  *  S  (bit 0):  the stripe may have several writers (atomic updates)
  *  NO_HANDLE = -1 (all bits set): no worker; negative, so it is distinct from every handle, and its stripe
  *               offset (-2) fails any bounds check instead of writing another worker's stripe
@@ -68,8 +69,8 @@ public final class WorkerHandle {
 
     /**
      * A handle that names no worker: what an observation carries when nothing it does is per worker (stats off,
-     * shared or sharded salt, exact counting, one table). Code that needs a worker anyway (a promotion, engaged
-     * combining) looks it up itself, once, with {@link WorkerSpace#current()}.
+     * exact counting, one table). Code that needs a worker anyway (a promotion, engaged combining, a per-worker
+     * salt's draw) looks it up itself, once.
      */
     public static final long NO_HANDLE = -1L;
 
@@ -131,7 +132,7 @@ public final class WorkerHandle {
 
     /**
      * The byte offset of the stripe that {@code worker} names, the same in every per-worker region (stats
-     * counters and coins, per-worker salt counters); -2 for {@link #NO_HANDLE}.
+     * counters and coins); -2 for {@link #NO_HANDLE}.
      */
     public static long stripeOffset(long worker) {
         return (int) worker & ~SHARED_BIT;

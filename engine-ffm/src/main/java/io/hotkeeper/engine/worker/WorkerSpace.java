@@ -3,11 +3,12 @@ package io.hotkeeper.engine.worker;
 /**
  * The workers of one sketch: the stripe geometry that every per-worker part shares, and the lookup of the calling
  * thread's worker in it. Built once per {@code Hotkeeper}; every part that keeps state per worker (the stats
- * stripes and approximate counting's coins in them, the per-worker eviction salt, the hot-key combiners, worker
- * tables, the key shards) is handed the worker ({@link WorkerHandle}, a {@code long}) and never computes it.
+ * stripes and approximate counting's coins in them, the per-worker eviction salt's counters, the hot-key
+ * combiners, worker tables, the key shards) is handed the worker ({@link WorkerHandle}, a {@code long}) and never
+ * computes it; a part that meets {@link WorkerHandle#NO_HANDLE} where it needs one looks it up itself.
  *
  * <pre>
- *  a per-worker region (stats, per-worker salt): stripes() stripes of WorkerHandle.STRIPE_BYTES (128) each
+ *  a per-worker region (the stats): stripes() stripes of WorkerHandle.STRIPE_BYTES (128) each
  *  +----------+----------+-----+------------------------+----------+-----+-------------------------+
  *  | stripe 0 | stripe 1 | ... | stripe exclusive - 1   | shared 0 | ... | shared sharedStripes - 1 |
  *  +----------+----------+-----+------------------------+----------+-----+-------------------------+

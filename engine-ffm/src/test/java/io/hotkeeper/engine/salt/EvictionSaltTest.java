@@ -75,22 +75,74 @@ class EvictionSaltTest {
     }
 
     @Test
-    void perWorkerCountersNeverRepeatAcrossThreadsEvenWhenThreadsShareAStripe() throws Exception {
-        WorkerSpace space = new WorkerSpace(4, 1);
-        int stripes = space.stripes(); // 5, not a power of two: residue classes need none
+    void perWorkerCountersNeverRepeatAcrossThreadsEvenWhenWorkersShareACounter() throws Exception {
+        int counters = 4;
         try (Arena arena = Arena.ofShared()) {
-            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(space.regionBytes(), 128), stripes);
-            // Threads 0 and 1 are one shared worker (a carrier's virtual threads); 2 and 3 are exclusive.
+            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(counters), 128),
+                    counters);
+            WorkerSpace space = new WorkerSpace(8, 1);
+            // Threads 0 and 1 are one shared worker (a carrier's virtual threads, id 1); thread 2 is worker 2; thread
+            // 3 is worker 5, whose id shares counter 1 with the carrier's (5 mod 4).
+            int[] ids = {1, 1, 2, 5};
             long[][] drawn = drawUnique(4, t -> {
-                long worker = space.handleOf(t < 2 ? WorkerHandle.shared(0) : WorkerHandle.exclusive(t));
+                long worker = space.handleOf(t < 2 ? WorkerHandle.shared(ids[t]) : WorkerHandle.exclusive(ids[t]));
                 return i -> salt.next(i, worker);
             });
             for (int t = 0; t < drawn.length; t++) {
+                long last = -1;
                 for (long v : drawn[t]) {
-                    assertEquals(t < 2 ? 0 : t, v % stripes);
+                    assertEquals(ids[t] % counters, v % counters, "value " + v + " outside worker " + ids[t]
+                            + "'s counter");
+                    assertTrue(v > last, "a counter's values increase");
+                    last = v;
                 }
             }
+            assertEquals(0, salt.peek(0), "no worker's id picks counter 0");
+            assertEquals(3, salt.peek(3), "no worker's id picks counter 3");
         }
+    }
+
+    @Test
+    void perWorkerSaltLooksTheWorkerUpOnTheDrawWhenTheCallerHasNone() throws Exception {
+        int counters = 8;
+        try (Arena arena = Arena.ofShared()) {
+            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(counters), 128),
+                    counters);
+            // Each thread's draws without a handle come from the counter of its own worker id, as with one.
+            long[][] drawn = drawUnique(3, t -> i -> salt.next(i, WorkerHandle.NO_HANDLE));
+            for (int t = 0; t < drawn.length; t++) {
+                long residue = drawn[t][0] % counters;
+                for (long v : drawn[t]) {
+                    assertEquals(residue, v % counters, "one thread draws from one counter");
+                }
+            }
+            int own = WorkerHandle.id(io.hotkeeper.engine.worker.Workers.current()) & (counters - 1);
+            long before = salt.peek(own);
+            assertEquals(before, salt.next(0, WorkerHandle.NO_HANDLE), "the caller's own counter");
+            assertEquals(before + counters, salt.peek(own));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 3, 65, 128})
+    void perWorkerCounterCountsOutsidePowersOfTwoUpTo64AreRefused(int counters) {
+        try (Arena arena = Arena.ofConfined()) {
+            var region = arena.allocate(SaltLayout.segmentBytes(Math.max(1, counters)), 128);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> EvictionSalt.perWorker(region, counters));
+            assertTrue(e.getMessage().startsWith("counters=" + counters + ": must be a power of two in 1..64"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void perWorkerCountersAreTheWritersRoundedUpToAPowerOfTwo() {
+        assertEquals(2, SaltLayout.workerCountersFor(1));
+        assertEquals(2, SaltLayout.workerCountersFor(2));
+        assertEquals(4, SaltLayout.workerCountersFor(3));
+        assertEquals(16, SaltLayout.workerCountersFor(16));
+        assertEquals(64, SaltLayout.workerCountersFor(33));
+        assertEquals(64, SaltLayout.workerCountersFor(4096));
     }
 
     @Test

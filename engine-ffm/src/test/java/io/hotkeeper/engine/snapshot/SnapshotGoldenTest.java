@@ -3,6 +3,7 @@ package io.hotkeeper.engine.snapshot;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.workload.ZipfKeys;
 import org.junit.jupiter.api.Test;
@@ -37,12 +38,13 @@ class SnapshotGoldenTest {
     static final String GOLDEN_ONE_CANDIDATE = "golden-v1.hksnap";
 
     /**
-     * Seed 11, 4 KiB, k 10, keys up to 16 bytes, promotion floor 8, stats on, one thread: a deterministic sketch.
+     * Seed 11, 4 KiB, k 10, keys up to 16 bytes, promotion floor 8, stats on, the shared salt, one thread: a
+     * deterministic sketch.
      * Every option that shapes its content is given, so a changed default does not change the golden bytes.
      */
     static HotkeeperSnapshot generate() {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(11).k(10).maxKeyBytes(16).recordStats().decayBase(2.0)
-                .minCount(8).combining(CombiningMode.OFF).build()) {
+                .minCount(8).combining(CombiningMode.OFF).saltMode(SaltMode.SHARED).build()) {
             hk.observeAll(new ZipfKeys(500, 1.1).keys(20_000, 42));
             for (int i = 0; i < 3_000; i++) {
                 hk.observe("word-" + (i % 37));
