@@ -49,9 +49,7 @@ public final class SaltLayout {
      * {@link #MAX_SHARDS}.
      */
     public static int shardsFor(int processors) {
-        int p = Math.max(1, processors);
-        int pow2 = Integer.highestOneBit(p) == p ? p : Integer.highestOneBit(p) << 1;
-        return Math.min(MAX_SHARDS, pow2);
+        return ceilPowerOfTwo(Math.min(MAX_SHARDS, Math.max(1, processors)));
     }
 
     /**
@@ -61,8 +59,12 @@ public final class SaltLayout {
      * 256 bytes.
      */
     public static int workerCountersFor(int writers) {
-        int wanted = Math.min(MAX_WORKER_COUNTERS, Math.max(2, writers));
-        return Integer.highestOneBit(wanted) == wanted ? wanted : Integer.highestOneBit(wanted) << 1;
+        return ceilPowerOfTwo(Math.min(MAX_WORKER_COUNTERS, Math.max(2, writers)));
+    }
+
+    /** The least power of two at least {@code n} (1..2^30). */
+    private static int ceilPowerOfTwo(int n) {
+        return Integer.highestOneBit(n) == n ? n : Integer.highestOneBit(n) << 1;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.worker.WorkerSpace;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
@@ -136,16 +137,6 @@ class EvictionSaltTest {
     }
 
     @Test
-    void perWorkerCountersAreTheWritersRoundedUpToAPowerOfTwo() {
-        assertEquals(2, SaltLayout.workerCountersFor(1));
-        assertEquals(2, SaltLayout.workerCountersFor(2));
-        assertEquals(4, SaltLayout.workerCountersFor(3));
-        assertEquals(16, SaltLayout.workerCountersFor(16));
-        assertEquals(64, SaltLayout.workerCountersFor(33));
-        assertEquals(64, SaltLayout.workerCountersFor(4096));
-    }
-
-    @Test
     void perTableCountersNeverRepeatAcrossTablesAndKeepTheirTablesResidueClass() throws Exception {
         int tables = 3; // not a power of two: residue classes need none
         try (Arena arena = Arena.ofShared()) {
@@ -208,14 +199,12 @@ class EvictionSaltTest {
         return drawn;
     }
 
-    @Test
-    void shardCountFollowsProcessorsRoundedUpAndCapped() {
-        assertEquals(1, SaltLayout.shardsFor(1));
-        assertEquals(2, SaltLayout.shardsFor(2));
-        assertEquals(4, SaltLayout.shardsFor(3));
-        assertEquals(16, SaltLayout.shardsFor(12));
-        assertEquals(32, SaltLayout.shardsFor(32));
-        assertEquals(32, SaltLayout.shardsFor(200));
+    /** Shards follow the processors and per-worker counters the writers, each rounded up and capped. */
+    @ParameterizedTest(name = "{0} -> {1} shards, {2} per-worker counters")
+    @CsvSource({"1, 1, 2", "2, 2, 2", "3, 4, 4", "12, 16, 16", "32, 32, 32", "33, 32, 64", "200, 32, 64"})
+    void counterCountsAreRoundedUpToAPowerOfTwoAndCapped(int threads, int shards, int workerCounters) {
+        assertEquals(shards, SaltLayout.shardsFor(threads));
+        assertEquals(workerCounters, SaltLayout.workerCountersFor(threads));
     }
 
     @Test

@@ -56,7 +56,7 @@ public final class CloseVersusCallsTest {
     /** One instance per state: allocation is an arena, 4 KiB of table and links, the salt and stats stripes. */
     static class Fixture {
         final Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(4096).k(4).minCount(2).shardCapacity(16)
-                .maxKeyBytes(8).seed(42).build();
+                .maxKeyBytes(8).seed(42).expectedThreads(2).build();
         /** A region of the instance's arena: its scope says whether the memory was freed. */
         final MemorySegment.Scope scope;
         volatile boolean closerReturned;
@@ -199,7 +199,7 @@ public final class CloseVersusCallsTest {
             t.run(() -> Internals.keyShards(hk) != null);
             t.run(() -> hk.tableBytes() == 4096);
             t.run(() -> hk.bucketCount() == 64);
-            t.run(() -> hk.saltMode() == SaltMode.SHARED && hk.saltShards() == 1);
+            t.run(() -> hk.saltMode() == SaltMode.PER_WORKER && hk.saltShards() == 2);
             t.run(() -> hk.decayBase() == DecayLottery.DEFAULT_BASE);
             t.into(r);
         }
