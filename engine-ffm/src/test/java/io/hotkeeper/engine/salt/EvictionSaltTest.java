@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
 import java.util.function.IntFunction;
+import java.util.function.IntToLongFunction;
 import java.util.function.LongUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -89,15 +90,7 @@ class EvictionSaltTest {
                 long worker = space.handleOf(t < 2 ? WorkerHandle.shared(ids[t]) : WorkerHandle.exclusive(ids[t]));
                 return i -> salt.next(i, worker);
             });
-            for (int t = 0; t < drawn.length; t++) {
-                long last = -1;
-                for (long v : drawn[t]) {
-                    assertEquals(ids[t] % counters, v % counters, "value " + v + " outside worker " + ids[t]
-                            + "'s counter");
-                    assertTrue(v > last, "a counter's values increase");
-                    last = v;
-                }
-            }
+            assertEachThreadDrawsOneIncreasingClass(drawn, counters, t -> ids[t] % counters);
             assertEquals(0, salt.peek(0), "no worker's id picks counter 0");
             assertEquals(3, salt.peek(3), "no worker's id picks counter 3");
         }
@@ -111,12 +104,7 @@ class EvictionSaltTest {
                     counters);
             // Each thread's draws without a handle come from the counter of its own worker id, as with one.
             long[][] drawn = drawUnique(3, t -> i -> salt.next(i, WorkerHandle.NO_HANDLE));
-            for (int t = 0; t < drawn.length; t++) {
-                long residue = drawn[t][0] % counters;
-                for (long v : drawn[t]) {
-                    assertEquals(residue, v % counters, "one thread draws from one counter");
-                }
-            }
+            assertEachThreadDrawsOneIncreasingClass(drawn, counters, t -> drawn[t][0] % counters);
             int own = WorkerHandle.id(io.hotkeeper.engine.worker.Workers.current()) & (counters - 1);
             long before = salt.peek(own);
             assertEquals(before, salt.next(0, WorkerHandle.NO_HANDLE), "the caller's own counter");
@@ -149,14 +137,7 @@ class EvictionSaltTest {
             }
             // Threads 0 and 3 share table 0 (more workers than tables); 1 and 2 have tables of their own.
             long[][] drawn = drawUnique(4, t -> i -> salts[t % tables].next(i, WorkerHandle.NO_HANDLE));
-            for (int t = 0; t < drawn.length; t++) {
-                long last = -1;
-                for (long v : drawn[t]) {
-                    assertEquals(t % tables, v % tables, "value " + v + " outside table " + t % tables + "'s class");
-                    assertTrue(v > last, "a table's values increase");
-                    last = v;
-                }
-            }
+            assertEachThreadDrawsOneIncreasingClass(drawn, tables, t -> t % tables);
             long total = 0;
             for (int i = 0; i < tables; i++) {
                 total += (salts[i].peek(0) - i) / tables;
@@ -172,6 +153,23 @@ class EvictionSaltTest {
     }
 
     private static final int PER_THREAD = 200_000;
+
+    /**
+     * Each thread's values lie in one residue class modulo {@code counters}, {@code classOf(thread)}, and increase:
+     * every draw of that thread took the next value of one counter.
+     */
+    private static void assertEachThreadDrawsOneIncreasingClass(long[][] drawn, int counters,
+                                                                IntToLongFunction classOf) {
+        for (int t = 0; t < drawn.length; t++) {
+            long last = -1;
+            for (long v : drawn[t]) {
+                assertEquals(classOf.applyAsLong(t), v % counters, "thread " + t + ": value " + v
+                        + " outside its counter's class");
+                assertTrue(v > last, "thread " + t + ": a counter's values increase");
+                last = v;
+            }
+        }
+    }
 
     /**
      * {@code threads} platform threads each draw {@link #PER_THREAD} values through the drawer {@code drawerFor}
