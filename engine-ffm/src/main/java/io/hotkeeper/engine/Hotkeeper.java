@@ -233,9 +233,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 workerCounters = plan.saltCounters();
                 saltBytes = SaltLayout.segmentBytes(workerCounters);
             }
-            // A default per-worker salt granted one counter is the shared salt: the same counter, without a lookup.
-            this.saltMode = wantedSalt == SaltMode.PER_WORKER && workerCounters == 1 && b.saltMode == null
-                    ? SaltMode.SHARED : wantedSalt;
+            this.saltMode = b.saltModeGranted(workerCounters);
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
             TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
                     b.candidateBuckets);

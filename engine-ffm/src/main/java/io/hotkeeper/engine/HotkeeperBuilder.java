@@ -525,6 +525,17 @@ public final class HotkeeperBuilder {
         return expectedWriters() > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
     }
 
+    /**
+     * The salt mode once the per-worker salt's counters are known ({@code workerCounters}, what a total budget's
+     * plan granted): {@link #effectiveSaltMode()}, except that a default per-worker salt granted one counter is the
+     * shared salt (the same counter, without a worker lookup on each draw). An explicit choice is kept.
+     */
+    SaltMode saltModeGranted(int workerCounters) {
+        SaltMode effective = effectiveSaltMode();
+        return effective == SaltMode.PER_WORKER && workerCounters == 1 && saltMode == null
+                ? SaltMode.SHARED : effective;
+    }
+
     /** Threads expected to write: {@link #expectedThreads}, by default the available processors. */
     private int expectedWriters() {
         return expectedThreads > 0 ? expectedThreads : Runtime.getRuntime().availableProcessors();

@@ -17,10 +17,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (a 4 KiB table against thousands of one-off keys), so every table draws from its own counter many times.
  */
 class PerTableSaltTest {
-    private static final long HEAVY = 1L << 40;
+    static final long HEAVY = 1L << 40;
 
-    /** One heavy key (every fourth observation) among one-off keys of {@code thread}'s own range. */
-    private static void churn(KeyObserver into, int thread, int n) {
+    /**
+     * One heavy key (every fourth observation) among one-off keys of {@code thread}'s own range (PerWorkerSaltTest
+     * uses it too).
+     */
+    static void churn(KeyObserver into, int thread, int n) {
         SplittableRandom r = new SplittableRandom(thread);
         for (int i = 0; i < n; i++) {
             into.observe(i % 4 == 0 ? HEAVY : (long) thread << 32 | r.nextInt(1 << 20));

@@ -80,8 +80,7 @@ class EvictionSaltTest {
     void perWorkerCountersNeverRepeatAcrossThreadsEvenWhenWorkersShareACounter() throws Exception {
         int counters = 4;
         try (Arena arena = Arena.ofShared()) {
-            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(counters), 128),
-                    counters);
+            EvictionSalt salt = perWorkerSalt(arena, counters);
             WorkerSpace space = new WorkerSpace(8, 1);
             // Threads 0 and 1 are one shared worker (a carrier's virtual threads, id 1); thread 2 is worker 2; thread
             // 3 is worker 5, whose id shares counter 1 with the carrier's (5 mod 4).
@@ -100,8 +99,7 @@ class EvictionSaltTest {
     void perWorkerSaltLooksTheWorkerUpOnTheDrawWhenTheCallerHasNone() throws Exception {
         int counters = 8;
         try (Arena arena = Arena.ofShared()) {
-            EvictionSalt salt = EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(counters), 128),
-                    counters);
+            EvictionSalt salt = perWorkerSalt(arena, counters);
             // Each thread's draws without a handle come from the counter of its own worker id, as with one.
             long[][] drawn = drawUnique(3, t -> i -> salt.next(i, WorkerHandle.NO_HANDLE));
             assertEachThreadDrawsOneIncreasingClass(drawn, counters, t -> drawn[t][0] % counters);
@@ -153,6 +151,12 @@ class EvictionSaltTest {
     }
 
     private static final int PER_THREAD = 200_000;
+
+    /** A per-worker salt of {@code counters} counters in {@code arena}. */
+    private static EvictionSalt perWorkerSalt(Arena arena, int counters) {
+        return EvictionSalt.perWorker(arena.allocate(SaltLayout.segmentBytes(counters), SaltLayout.ALIGNMENT),
+                counters);
+    }
 
     /**
      * Each thread's values lie in one residue class modulo {@code counters}, {@code classOf(thread)}, and increase:
