@@ -25,7 +25,7 @@ import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.core.Internals;
-import io.hotkeeper.engine.core.NodeTopology;
+import io.hotkeeper.engine.core.Routing;
 import io.hotkeeper.engine.core.SnapshotReplay;
 import io.hotkeeper.engine.core.SnapshotTables;
 import io.hotkeeper.engine.core.TableSet;
@@ -183,57 +183,41 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     private final Runnable flightRecorderHook;
 
     /**
-     * Builds the instance {@code b} describes (checked by {@link HotkeeperBuilder#build()}), its per-node tables
-     * (if asked for) made for {@code topology}'s nodes.
+     * Builds the instance {@code b} describes, as {@code r} resolved it ({@link ResolvedOptions#of}, which checked
+     * the options): {@code r.tables()} tables routed by {@code r.routing()}.
      */
-    Hotkeeper(HotkeeperBuilder b, Supplier<NodeTopology> topology) {
+    Hotkeeper(HotkeeperBuilder b, ResolvedOptions r) {
         this.hasher = b.seeded ? KeyHasher.seeded(b.seed) : KeyHasher.selfSeeded();
         this.seeded = b.seeded;
         long drawKey = b.seeded ? KeyHasher.splitMix(b.seed ^ 0x5a17L) : new java.security.SecureRandom().nextLong();
         this.lottery = new DecayLottery(b.decayBase, drawKey);
         this.expelledKeys = b.listener == null ? null : new ExpelledKeys(b.listener);
-        SaltMode wantedSalt = b.effectiveSaltMode();
-        int processors = Runtime.getRuntime().availableProcessors();
-        int saltShards = wantedSalt == SaltMode.SHARDED
-                ? (b.saltShards > 0 ? b.saltShards : SaltLayout.shardsFor(processors)) : 1;
         this.arena = Arena.ofShared();
         this.regions = new RegionAllocator();
         Placement placement = b.placement;
+        // One table per time slice (placed as configured), per node, per worker, or one.
+        Routing routing = r.routing();
         try {
-            this.workers = WorkerSpace.forProcessors(processors);
-            // One table per time slice (placed as configured), per node, or one.
-            NodeTopology nodes = b.windowSlices > 0 || !b.perNodeTables ? null : topology.get();
-            int[] nodeIds = b.windowSlices > 0 ? new int[b.windowSlices] : nodes == null || nodes.nodes().length <= 1
-                    ? new int[] {0} : nodes.nodes();
-            int count = b.workerTables > 1 ? b.workerTables : nodeIds.length;
-            int workerCounters = wantedSalt == SaltMode.PER_WORKER ? b.workerSaltCounters() : 1;
-            long saltBytes = switch (wantedSalt) {
-                case PER_WORKER -> SaltLayout.segmentBytes(workerCounters);
-                case PER_TABLE -> SaltLayout.segmentBytes(count);
-                default -> SaltLayout.segmentBytes(saltShards);
-            };
+            this.workers = r.workers();
+            int count = r.tables();
+            int workerCounters = r.salt() == SaltMode.PER_WORKER ? r.workerSaltCounters() : 1;
+            long saltBytes = SaltLayout.segmentBytes(r.saltCounters());
             // The stats region holds the counters and approximate counting's coins; without either, nothing is
             // allocated for it.
-            boolean statsRegion = b.recordStats || b.approximateBits != 0;
-            long statsBytes = statsRegion ? StatsStripes.segmentBytes(workers) : 0;
-            boolean combine = b.combines();
+            long statsBytes = r.statsRegion() ? StatsStripes.segmentBytes(workers) : 0;
+            boolean combine = r.combines();
             // A total budget (memory(total)) bounds every part up front; otherwise the table size is given and the
             // per-worker parts (shards, combiner blocks) follow the workers.
-            int expectedWorkers = b.expectedThreads > 0 ? b.expectedThreads
-                    : Math.min(processors, workers.exclusiveStripes());
-            // With worker tables each worker writes its own table: a table's shards serve its share of them.
-            int tableWriters = b.workerTables > 1 ? (expectedWorkers + b.workerTables - 1) / b.workerTables
-                    : expectedWorkers;
             // Under a budget the per-worker salt's counters past the first come from the room above its minimum.
             this.plan = b.totalMemory == 0 ? null : MemoryPlan.of(b.totalMemory, b.k, b.maxKeyBytes, b.keepKeys,
-                    count, (wantedSalt == SaltMode.PER_WORKER ? SaltLayout.segmentBytes(1) : saltBytes) + statsBytes,
-                    workerCounters, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0, expectedWorkers,
-                    tableWriters, b.expectedKeyLengths);
-            if (plan != null && wantedSalt == SaltMode.PER_WORKER) {
+                    count, (r.salt() == SaltMode.PER_WORKER ? SaltLayout.segmentBytes(1) : saltBytes) + statsBytes,
+                    workerCounters, combine ? CombinerLayout.blockBytes(b.combinerEntries) : 0, r.expectedWorkers(),
+                    r.tableWriters(), b.expectedKeyLengths);
+            if (plan != null && r.salt() == SaltMode.PER_WORKER) {
                 workerCounters = plan.saltCounters();
                 saltBytes = SaltLayout.segmentBytes(workerCounters);
             }
-            this.saltMode = b.saltModeGranted(workerCounters);
+            this.saltMode = r.saltGranted(workerCounters);
             // One or two candidate buckets per key (docs/design.md, "Two candidate buckets").
             TableGeometry geometry = TableGeometry.of(bucketsFor(plan != null ? plan.tableBytes() : b.memoryBytes),
                     b.candidateBuckets);
@@ -245,11 +229,11 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                     case PER_TABLE -> EvictionSalt.perTable(saltRegion.asSlice(SaltLayout.counterOffset(i),
                             SaltLayout.REGION_BYTES), i, count);
                     case PER_WORKER -> i == 0 ? EvictionSalt.perWorker(saltRegion, workerCounters) : salts[0];
-                    default -> i == 0 ? new EvictionSalt(saltRegion, saltShards) : salts[0];
+                    default -> i == 0 ? new EvictionSalt(saltRegion, r.saltShards()) : salts[0];
                 };
             }
             this.saltCounters = saltMode == SaltMode.PER_TABLE ? count : salts[0].shards();
-            this.stats = statsRegion
+            this.stats = r.statsRegion()
                     ? new StatsStripes(regions.allocate(arena, "stats", statsBytes, StatsLayout.ALIGNMENT, placement),
                             workers, b.recordStats)
                     : StatsStripes.off();
@@ -266,28 +250,27 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             BucketTable[] built = new BucketTable[count];
             KeyShards[] shardSets = b.keepKeys ? new KeyShards[count] : null;
             for (int i = 0; i < count; i++) {
-                if (b.workerTables > 1) {
-                    // Worker tables: table i is written by the workers whose stripe is i modulo the count.
-                    built[i] = buildTable(b, geometry, tableBytes, placement, "[worker " + i + "]", shardSets, i,
-                            count, salts[i]);
-                } else {
-                    // Per-node tables: table i lives on node i and is written only by threads running there.
-                    Placement where = count == 1 || b.windowSlices > 0 ? placement : Placement.node(nodeIds[i]);
-                    String suffix = count == 1 ? "" : "[" + i + ", node " + nodeIds[i] + "]";
-                    built[i] = buildTable(b, geometry, tableBytes, where, suffix, shardSets, i, count, salts[i]);
-                }
+                // Worker tables: table i is written by the workers whose stripe is i modulo the count. Per-node
+                // tables: table i lives on node i and is written only by threads running there. A window's slices
+                // and one table take the placement configured.
+                Placement where = routing instanceof Routing.PerNode n ? Placement.node(n.topology().nodes()[i])
+                        : placement;
+                String suffix = switch (routing) {
+                    case Routing.PerWorker w -> "[worker " + i + "]";
+                    case Routing.PerNode n -> "[" + i + ", node " + n.topology().nodes()[i] + "]";
+                    case Routing.Window w -> "[slice " + i + "]";
+                    case Routing.Single s -> "";
+                };
+                built[i] = buildTable(b, geometry, tableBytes, where, suffix, shardSets, i, count, salts[i]);
             }
             // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
-            this.tables = new TableSet(built, shardSets, b.workerTables > 1 ? b.workerTables - 1 : -1,
-                    count == 1 || b.workerTables > 1 || b.windowSlices > 0 ? null : nodes.currentIndex(),
-                    b.windowSpan, b.windowSlices, b.clock, combiners == null ? null : combiners::tableCleared);
+            this.tables = new TableSet(built, shardSets, routing, combiners == null ? null : combiners::tableCleared);
             this.table = built[0];
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;
             this.k = b.k;
             this.partitioning = b.partitioning;
-            this.lookupOnObserve = b.recordStats || b.approximateBits != 0
-                    || b.workerTables > 1;
+            this.lookupOnObserve = r.lookupOnObserve();
         } catch (RuntimeException | Error e) {
             arena.close();
             regions.arenaClosed();
@@ -299,7 +282,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         if (b.name != null) {
             try {
                 hook = io.hotkeeper.engine.jfr.HotKeyEvents.register(b.name, this,
-                        b.recordStats && b.windowSlices == 0);
+                        b.recordStats && !(routing instanceof Routing.Window));
             } catch (RuntimeException | Error e) { // e.g. a runtime image without jdk.jfr: free what was built
                 arena.close();
                 regions.arenaClosed();

@@ -56,13 +56,9 @@ public final class HotkeeperBuilder {
     CombiningMode combining = CombiningMode.AUTO;
     int combinerEntries = Hotkeeper.DEFAULT_COMBINER_ENTRIES;
     int flushThreshold = Hotkeeper.DEFAULT_FLUSH_THRESHOLD;
-    /** The partitioning choice; the three fields below are derived from it (see partitioning). */
+    /** The partitioning choice; resolved (with the machine's nodes) by ResolvedOptions. */
     Partitioning partitioning = Partitioning.shared();
-    boolean perNodeTables;
-    int workerTables = 1;
     boolean recordStats;
-    java.time.Duration windowSpan;
-    int windowSlices;
     java.util.function.LongSupplier clock = System::nanoTime;
     boolean clockGiven;
     /** The name the sketch's JFR events carry; null: no events (see name). */
@@ -96,15 +92,6 @@ public final class HotkeeperBuilder {
         Objects.requireNonNull(partitioning, "partitioning");
         once("partitioning", "partitioning(" + partitioning + ")");
         this.partitioning = partitioning;
-        this.perNodeTables = partitioning instanceof Partitioning.PerNode;
-        this.workerTables = partitioning instanceof Partitioning.PerWorker w ? w.tables() : 1;
-        if (partitioning instanceof Partitioning.Window w) {
-            this.windowSpan = w.span();
-            this.windowSlices = w.slices();
-        } else {
-            this.windowSpan = null;
-            this.windowSlices = 0;
-        }
         return this;
     }
 
@@ -504,65 +491,17 @@ public final class HotkeeperBuilder {
 
     /** Allocates the sketch. Threads: one. Progress: blocking. */
     public Hotkeeper build() {
-        checkOptions();
-        return new Hotkeeper(this, NodeTopology::system);
-    }
-
-    /**
-     * The salt mode the instance gets, resolved here only (checkOptions and the constructor read it): the one
-     * chosen; else per-table with worker tables (each table's own counter); else per-worker where more than one
-     * thread is expected to write ({@link #expectedThreads}, by default the available processors), so that two
-     * writers' draws never take turns on one line; shared for a single writer, where one counter is as cheap and
-     * needs no lookup of the worker.
-     */
-    SaltMode effectiveSaltMode() {
-        if (saltMode != null) {
-            return saltMode;
-        }
-        if (workerTables > 1) {
-            return SaltMode.PER_TABLE;
-        }
-        return expectedWriters() > 1 ? SaltMode.PER_WORKER : SaltMode.SHARED;
-    }
-
-    /**
-     * The salt mode once the per-worker salt's counters are known ({@code workerCounters}, what a total budget's
-     * plan granted): {@link #effectiveSaltMode()}, except that a default per-worker salt granted one counter is the
-     * shared salt (the same counter, without a worker lookup on each draw). An explicit choice is kept.
-     */
-    SaltMode saltModeGranted(int workerCounters) {
-        SaltMode effective = effectiveSaltMode();
-        return effective == SaltMode.PER_WORKER && workerCounters == 1 && saltMode == null
-                ? SaltMode.SHARED : effective;
-    }
-
-    /** Threads expected to write: {@link #expectedThreads}, by default the available processors. */
-    private int expectedWriters() {
-        return expectedThreads > 0 ? expectedThreads : Runtime.getRuntime().availableProcessors();
-    }
-
-    /**
-     * The per-worker salt's counters: the expected writers rounded up to a power of two
-     * ({@link SaltLayout#workerCountersFor}). Under a total budget the plan grants fewer where the room above the
-     * budget's minimum is short ({@link MemoryPlan#saltCounters}); writers beyond the counters share them by id.
-     */
-    int workerSaltCounters() {
-        return SaltLayout.workerCountersFor(expectedWriters());
-    }
-
-    /**
-     * Whether the instance has hot-key combiners, resolved here only: ON, or AUTO without worker tables (a
-     * worker's table is its own already, so AUTO never engages there).
-     */
-    boolean combines() {
-        return combining == CombiningMode.ON || combining == CombiningMode.AUTO && workerTables <= 1;
+        return new Hotkeeper(this, ResolvedOptions.of(this, Runtime.getRuntime().availableProcessors(),
+                NodeTopology::system));
     }
 
     /**
      * Every check that spans options, in one place: options that exclude each other, and options that would
      * have no effect in the configuration given (nothing is silently ignored). Each message names the options.
+     * {@code salt} and {@code combines} are what {@link ResolvedOptions#of} resolved, which calls this before it
+     * resolves the rest.
      */
-    void checkOptions() {
+    void checkOptions(SaltMode salt, boolean combines) {
         if (expectedKeyLengths.length > 0 && (totalMemory == 0 || !keepKeys)) {
             throw new IllegalArgumentException("expectedKeyLengths(...) " + (keepKeys
                     ? "without memory(total): it only sizes the split of a total budget"
@@ -574,12 +513,11 @@ public final class HotkeeperBuilder {
                     : maxKeyBytesGiven ? "maxKeyBytes" : minCountGiven ? "minCount"
                     : listener != null ? "expelledKeyListener" : "name") + ": that option needs key shards");
         }
-        SaltMode effectiveSalt = effectiveSaltMode();
-        if (saltShards > 0 && effectiveSalt != SaltMode.SHARDED) {
-            throw new IllegalArgumentException("saltShards=" + saltShards + " with saltMode " + effectiveSalt
+        if (saltShards > 0 && salt != SaltMode.SHARDED) {
+            throw new IllegalArgumentException("saltShards=" + saltShards + " with saltMode " + salt
                     + ": shard counts apply to SaltMode.SHARDED only");
         }
-        if (combinerGiven && !combines()) {
+        if (combinerGiven && !combines) {
             throw new IllegalArgumentException("combiner(...) with combining " + combining
                     + (combining == CombiningMode.AUTO ? " and partitioning " + partitioning
                     + " (AUTO stays off with per-worker tables; choose CombiningMode.ON)" : "")
@@ -589,7 +527,7 @@ public final class HotkeeperBuilder {
             throw new IllegalArgumentException("memory=" + totalMemory + " and shardCapacity=" + shardCapacity
                     + ": choose one (under a memory budget the builder sizes the shards)");
         }
-        if (clockGiven && windowSlices == 0) {
+        if (clockGiven && !(partitioning instanceof Partitioning.Window)) {
             throw new IllegalArgumentException("clock(...) with partitioning " + partitioning
                     + ": only a window reads the clock");
         }

@@ -13,8 +13,9 @@ final class SimulatedNodes {
     }
 
     static Hotkeeper build(HotkeeperBuilder builder, int nodes, IntSupplier nodeOfCurrentThread) {
-        builder.partitioning(Partitioning.perNode()).checkOptions();
         NodeTopology topology = new NodeTopology(new int[nodes], nodeOfCurrentThread);
-        return new Hotkeeper(builder, () -> topology);
+        builder.partitioning(Partitioning.perNode());
+        return new Hotkeeper(builder, ResolvedOptions.of(builder, Runtime.getRuntime().availableProcessors(),
+                () -> topology));
     }
 }

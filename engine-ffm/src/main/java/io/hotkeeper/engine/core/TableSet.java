@@ -10,13 +10,11 @@ import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
 import io.hotkeeper.engine.worker.WorkerHandle;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
-import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -53,28 +51,34 @@ public final class TableSet {
     /** Told after each table's clear (the hot-key combiners' HotKeyCombiners.tableCleared); null for none. */
     private final Runnable cleared;
 
-    /**
-     * A set over {@code tables} (and their key shards, or null), routed by the worker's stripe modulo the count when
-     * {@code workerTableMask >= 0}, else by {@code nodeIndex} (null with one table), or, with {@code slices > 0},
-     * by the current slice of a window of {@code span} on {@code clock} whose rotation clears a table.
-     */
-    public TableSet(BucketTable[] tables, KeyShards[] shardSets, int workerTableMask, IntSupplier nodeIndex,
-                    Duration span, int slices, LongSupplier clock) {
-        this(tables, shardSets, workerTableMask, nodeIndex, span, slices, clock, null);
+    /** A set over {@code tables} (and their key shards, or null), routed by {@code routing}. */
+    public TableSet(BucketTable[] tables, KeyShards[] shardSets, Routing routing) {
+        this(tables, shardSets, routing, null);
     }
 
     /**
-     * As above, and {@code cleared} (or null) is run after each table's clear (reset, a window's new slice), by the
-     * clearing thread, once the table's last slot is empty: the hot-key combiners withdraw their blocks then.
+     * A set over {@code tables} (and their key shards, or null; as many as {@code routing.tables()}), routed by
+     * {@code routing}; {@code cleared} (or null) is run after each table's clear (reset, a window's new slice), by
+     * the clearing thread, once the table's last slot is empty: the hot-key combiners withdraw their blocks then.
      */
-    public TableSet(BucketTable[] tables, KeyShards[] shardSets, int workerTableMask, IntSupplier nodeIndex,
-                    Duration span, int slices, LongSupplier clock, Runnable cleared) {
+    public TableSet(BucketTable[] tables, KeyShards[] shardSets, Routing routing, Runnable cleared) {
+        if (tables.length != routing.tables()) {
+            throw new IllegalArgumentException(tables.length + " tables for " + routing);
+        }
         this.tables = tables;
         this.cleared = cleared;
         this.shardSets = shardSets;
-        this.workerTableMask = workerTableMask;
-        this.window = slices == 0 ? null : new SlidingWindow(span, slices, clock, this::clearSlice);
-        this.sliceOrNode = window != null ? window::current : nodeIndex;
+        // The routing becomes two plain fields, so that indexFor (on every observation with several tables) reads
+        // a mask or calls one supplier, with no type switch.
+        this.workerTableMask = routing instanceof Routing.PerWorker w ? w.tables() - 1 : -1;
+        this.window = routing instanceof Routing.Window w
+                ? new SlidingWindow(w.span(), w.slices(), w.clock(), this::clearSlice) : null;
+        this.sliceOrNode = switch (routing) {
+            case Routing.Window w -> window::current;
+            case Routing.PerNode n -> n.topology().currentIndex();
+            case Routing.Single s -> null;
+            case Routing.PerWorker w -> null;
+        };
     }
 
     // ---------------------------------------------------------------- routing

@@ -1,5 +1,6 @@
 package io.hotkeeper.jcstress.combine;
 
+import io.hotkeeper.engine.core.Routing;
 import io.hotkeeper.engine.core.TableSet;
 import io.hotkeeper.engine.table.BucketTable;
 import org.openjdk.jcstress.annotations.Actor;
@@ -48,7 +49,7 @@ public class CombinerVersusClearTest extends CombinerFixture {
 
     CombinerVersusClearTest(boolean hooked) {
         super(4, false);
-        tables = new TableSet(new BucketTable[] {table}, null, -1, null, null, 0, null,
+        tables = new TableSet(new BucketTable[] {table}, null, Routing.SINGLE,
                 hooked ? combiners::tableCleared : null);
         observe(Z, owner(0), 1); // claimed (count 1), admitted at once (admitFrom 1)
         check(table.estimate(Z) == 1 && combiners.pending(Z) == 0 && combiners.activeBlocks() == 1,

@@ -1,5 +1,6 @@
 package io.hotkeeper.jcstress.reset;
 
+import io.hotkeeper.engine.core.Routing;
 import io.hotkeeper.engine.core.TableSet;
 import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.TableGeometry;
@@ -100,7 +101,7 @@ public class ResetVersusSecondBucketClaimTest {
     }
 
     static TableSet tableSet(BucketTable table) {
-        return new TableSet(new BucketTable[] {table}, null, -1, null, null, 0, null);
+        return new TableSet(new BucketTable[] {table}, null, Routing.SINGLE);
     }
 
     static void fillFirstBucket(BucketTable table) {
