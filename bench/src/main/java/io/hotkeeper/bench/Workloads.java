@@ -43,10 +43,13 @@ final class Workloads {
     static HotkeeperBuilder builder(long memoryBytes, String salt, boolean keyShards, int approx, String placement,
                                      String combining, int workerTables) {
         HotkeeperBuilder builder = Hotkeeper.builder().memoryBytes(memoryBytes).seed(SKETCH_SEED)
-                .keepKeys(keyShards).approximateCountsAbove(approx)
+                .keepKeys(keyShards)
                 .combining(io.hotkeeper.engine.CombiningMode.valueOf(combining.toUpperCase(java.util.Locale.ROOT)))
                 .placement(io.hotkeeper.engine.Placement.parse(placement))
                 .partitioning(Partitioning.perWorker(workerTables));
+        if (approx != 0) {
+            builder.approximateCountsAbove(1L << approx); // the parameter is the log2, as in the earlier results
+        }
         switch (salt) {
             case "default" -> { }
             case "shared" -> builder.saltMode(io.hotkeeper.engine.SaltMode.SHARED);

@@ -30,7 +30,7 @@ public final class HotkeeperBuilder {
     long memoryBytes = Hotkeeper.DEFAULT_MEMORY_BYTES;
     boolean seeded;
     long seed;
-    /** Null: shared, or per-worker with worker tables. */
+    /** The salt chosen; null: the default, which ResolvedOptions resolves. */
     SaltMode saltMode;
     int saltShards;
     double decayBase = DecayLottery.DEFAULT_BASE;
@@ -51,7 +51,10 @@ public final class HotkeeperBuilder {
     long minCount = Hotkeeper.DEFAULT_PROMOTION_FLOOR;
     ExpelledKeyListener listener;
     Placement placement = Placement.DEFAULT;
+    /** log2 of the count approximate counting starts at; 0: exact counts (approximateCountsAbove). */
     int approximateBits;
+    private static final long MIN_APPROXIMATE_FROM = 1L << 4;
+    private static final long MAX_APPROXIMATE_FROM = 1L << 32;
     int candidateBuckets = Hotkeeper.DEFAULT_CANDIDATE_BUCKETS;
     CombiningMode combining = CombiningMode.AUTO;
     int combinerEntries = Hotkeeper.DEFAULT_COMBINER_ENTRIES;
@@ -149,19 +152,27 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * Opt-in approximate counting for hot keys: a count {@code c >= 2^bits} grows by {@code 2^j} with
-     * probability {@code 2^-j} ({@code j = floor(log2 c) - bits + 1}) instead of by 1. Estimates stay
-     * unbiased with a relative standard error of about {@code 1.63 * 2^(-bits/2)} (1.3% at 14 bits, 0.6% at
-     * 16), counts below {@code 2^bits} stay exact, and a hot key's slot is written by only one refresh in
+     * Opt-in approximate counting for hot keys: counts up to {@code count} stay exact; above it a count {@code c}
+     * grows by {@code 2^j} with probability {@code 2^-j} ({@code j = floor(log2 c) - log2(count) + 1}) instead of
+     * by 1. Estimates stay unbiased with a relative standard error of about {@code 1.63 / sqrt(count)} (2.5% above
+     * 4,096, 1.3% above 16,384, 0.6% above 65,536), and a hot key's slot is written by only one refresh in
      * {@code 2^j}: the shared-write traffic that makes two cores slower than one on skewed streams mostly
-     * disappears. {@code bits} in 4..32; 0 (the default) counts exactly.
+     * disappears. Off by default (every count exact). Threads: the builder's (not thread-safe). Progress:
+     * wait-free.
+     *
+     * @param count where approximate counting starts: a power of two in 16..2^32
+     * @throws IllegalArgumentException if {@code count} is not a power of two in 16..2^32 (a base-2 logarithm such
+     *                                  as 12, what this option took before, is refused with the count it names)
      */
-    public HotkeeperBuilder approximateCountsAbove(int bits) {
-        if (bits != 0 && (bits < 4 || bits > 32)) {
-            throw new IllegalArgumentException("approximateCountsAbove=" + bits + ": must be 0 or in 4..32");
+    public HotkeeperBuilder approximateCountsAbove(long count) {
+        if (count < MIN_APPROXIMATE_FROM || count > MAX_APPROXIMATE_FROM || Long.bitCount(count) != 1) {
+            String log2 = count >= 4 && count <= 32 ? " (a count, not its log2: 2^" + count + " is " + (1L << count)
+                    + ")" : "";
+            throw new IllegalArgumentException("approximateCountsAbove=" + count + ": must be a power of two in "
+                    + MIN_APPROXIMATE_FROM + ".." + MAX_APPROXIMATE_FROM + log2);
         }
-        once("approximateCountsAbove", "approximateCountsAbove(" + bits + ")");
-        this.approximateBits = bits;
+        once("approximateCountsAbove", "approximateCountsAbove(" + count + ")");
+        this.approximateBits = Long.numberOfTrailingZeros(count);
         return this;
     }
 

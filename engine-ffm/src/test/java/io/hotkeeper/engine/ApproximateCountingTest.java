@@ -18,7 +18,7 @@ class ApproximateCountingTest {
         int keys = 40;
         int perKey = 200_000;
         double bound = 1.63 * Math.pow(2, -bits / 2.0); // documented relative standard error: ~2.5%
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 16).approximateCountsAbove(bits).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(1 << 16).approximateCountsAbove(1L << bits).build()) {
             for (int i = 0; i < perKey; i++) {
                 for (long k = 0; k < keys; k++) {
                     hk.observe(k);
@@ -50,7 +50,7 @@ class ApproximateCountingTest {
     void topKStaysAccurateOnZipfWithTwoThreads() throws Exception {
         long[] stream = Streams.zipf(1.0);
         Map<Long, Long> exact = Streams.exact(stream);
-        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(16384).seed(5).approximateCountsAbove(14).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(16384).seed(5).approximateCountsAbove(1 << 14).build()) {
             Thread[] workers = new Thread[2];
             for (int t = 0; t < 2; t++) {
                 int id = t;
@@ -70,8 +70,25 @@ class ApproximateCountingTest {
     }
 
     @Test
-    void badBitsAreRejected() {
+    void aCountThatIsNoPowerOfTwoInRangeIsRejected() {
         var e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().approximateCountsAbove(2));
-        assertEquals("approximateCountsAbove=2: must be 0 or in 4..32", e.getMessage());
+        assertEquals("approximateCountsAbove=2: must be a power of two in 16..4294967296", e.getMessage());
+        // What the option took before (a log2) is refused with the count it meant.
+        e = assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().approximateCountsAbove(12));
+        assertEquals("approximateCountsAbove=12: must be a power of two in 16..4294967296 (a count, not its log2: "
+                + "2^12 is 4096)", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().approximateCountsAbove(0));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().approximateCountsAbove(5000));
+        assertThrows(IllegalArgumentException.class, () -> Hotkeeper.builder().approximateCountsAbove(1L << 33));
+        // Both ends of the range are accepted.
+        try (Hotkeeper low = Hotkeeper.builder().approximateCountsAbove(16).build();
+             Hotkeeper high = Hotkeeper.builder().approximateCountsAbove(1L << 32).build()) {
+            for (int i = 0; i < 16; i++) {
+                low.observe(3L);
+                high.observe(3L);
+            }
+            assertEquals(16, low.estimate(3L), "exact up to the count");
+            assertEquals(16, high.estimate(3L));
+        }
     }
 }

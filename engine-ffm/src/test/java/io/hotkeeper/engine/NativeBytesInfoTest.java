@@ -41,7 +41,7 @@ class NativeBytesInfoTest {
             hk.observe(1L);
             assertEquals(1, hk.stats().claims());
         }
-        try (Hotkeeper hk = Hotkeeper.builder().approximateCountsAbove(4).build()) {
+        try (Hotkeeper hk = Hotkeeper.builder().approximateCountsAbove(16).build()) {
             assertTrue(hk.info().nativeBytesByPart().get("stats") > 0);
             for (int i = 0; i < 1000; i++) {
                 hk.observe(7L);
