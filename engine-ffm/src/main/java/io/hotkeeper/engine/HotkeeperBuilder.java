@@ -27,6 +27,10 @@ import java.util.Objects;
  * one method, checkOptions.
  */
 public final class HotkeeperBuilder {
+    /** The range of {@link #approximateCountsAbove}: 2^4 .. 2^32. */
+    private static final long MIN_APPROXIMATE_FROM = 1L << 4;
+    private static final long MAX_APPROXIMATE_FROM = 1L << 32;
+
     long memoryBytes = Hotkeeper.DEFAULT_MEMORY_BYTES;
     boolean seeded;
     long seed;
@@ -53,8 +57,6 @@ public final class HotkeeperBuilder {
     Placement placement = Placement.DEFAULT;
     /** log2 of the count approximate counting starts at; 0: exact counts (approximateCountsAbove). */
     int approximateBits;
-    private static final long MIN_APPROXIMATE_FROM = 1L << 4;
-    private static final long MAX_APPROXIMATE_FROM = 1L << 32;
     int candidateBuckets = Hotkeeper.DEFAULT_CANDIDATE_BUCKETS;
     CombiningMode combining = CombiningMode.AUTO;
     int combinerEntries = Hotkeeper.DEFAULT_COMBINER_ENTRIES;
@@ -152,7 +154,7 @@ public final class HotkeeperBuilder {
     }
 
     /**
-     * Opt-in approximate counting for hot keys: counts up to {@code count} stay exact; above it a count {@code c}
+     * Opt-in approximate counting for hot keys: counts below {@code count} stay exact; from it on a count {@code c}
      * grows by {@code 2^j} with probability {@code 2^-j} ({@code j = floor(log2 c) - log2(count) + 1}) instead of
      * by 1. Estimates stay unbiased with a relative standard error of about {@code 1.63 / sqrt(count)} (2.5% above
      * 4,096, 1.3% above 16,384, 0.6% above 65,536), and a hot key's slot is written by only one refresh in
