@@ -200,7 +200,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         try {
             this.workers = r.workers();
             int count = r.tables();
-            int workerCounters = r.salt() == SaltMode.PER_WORKER ? r.workerSaltCounters() : 1;
+            int workerCounters = r.workerSaltCounters(); // 1 unless the salt is per worker
             long saltBytes = SaltLayout.segmentBytes(r.saltCounters());
             // The stats region holds the counters and approximate counting's coins; without either, nothing is
             // allocated for it.

@@ -41,11 +41,6 @@ record ResolvedOptions(SaltMode salt, boolean saltChosen, int saltShards, int wo
         return routing.tables();
     }
 
-    /** Whether every writer has its own table by worker id ({@link Partitioning#perWorker}, two or more). */
-    boolean workerTables() {
-        return routing instanceof Routing.PerWorker;
-    }
-
     /**
      * The salt mode once the per-worker salt's counters are known ({@code workerCounters}, what a total budget's
      * plan granted): {@link #salt}, except that a default per-worker salt granted one counter is the shared salt

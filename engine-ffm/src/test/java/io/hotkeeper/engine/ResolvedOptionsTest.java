@@ -39,7 +39,6 @@ class ResolvedOptionsTest {
         ResolvedOptions four = resolve(Hotkeeper.builder().partitioning(Partitioning.perWorker(4)), 4);
         assertEquals(new Routing.PerWorker(4), four.routing());
         assertEquals(4, four.tables());
-        assertTrue(four.workerTables());
         assertTrue(four.lookupOnObserve(), "a worker's table is found by its id");
         ResolvedOptions window = resolve(Hotkeeper.builder()
                 .partitioning(Partitioning.window(Duration.ofSeconds(8), 4)), 2);
