@@ -168,9 +168,9 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     private final Partitioning partitioning;
     private final RegionAllocator regions;
     /**
-     * Whether an observation needs the caller's worker: stats on, approximate counting (its coins) or worker
-     * tables. Otherwise observations skip the lookup; promotion, engaged combining and a per-worker salt's draw
-     * look the worker up themselves.
+     * Whether an observation needs the caller's worker: stats on, or worker tables. Otherwise observations skip
+     * the lookup; promotion, engaged combining, a per-worker salt's draw and an approximate count's coin look the
+     * worker up themselves.
      */
     private final boolean lookupOnObserve;
     /** The split of a total budget ({@link HotkeeperBuilder#memory(long)}); null when the table size was given instead. */

@@ -29,8 +29,9 @@ import java.util.function.Supplier;
  * @param expectedWorkers    the writers a total budget is split for (the key shards and combiner blocks it plans)
  * @param tableWriters       the writers of one table: {@code expectedWorkers} shared among worker tables
  * @param statsRegion        whether a stats region exists: recorded stats, or approximate counting's coins
- * @param lookupOnObserve    whether every observation needs its worker: stats, approximate counting or worker
- *                           tables (others look it up only where they need it)
+ * @param lookupOnObserve    whether every observation needs its worker: recorded stats or worker tables (the
+ *                           rest look it up only where they need it: a promotion, engaged combining, a
+ *                           per-worker salt's draw, an approximate count's coin)
  */
 record ResolvedOptions(SaltMode salt, boolean saltChosen, int saltShards, int workerSaltCounters, boolean combines,
                        Routing routing, WorkerSpace workers, int expectedWorkers, int tableWriters,
@@ -99,7 +100,8 @@ record ResolvedOptions(SaltMode salt, boolean saltChosen, int saltShards, int wo
                 : Math.min(processors, workers.exclusiveStripes());
         int tableWriters = (expectedWorkers + workerTableCount - 1) / workerTableCount;
         boolean statsRegion = b.recordStats || b.approximateBits != 0;
-        boolean lookupOnObserve = statsRegion || workerTables;
+        // Approximate counting's coins look the worker up where one is flipped (StatsStripes.random), not here.
+        boolean lookupOnObserve = b.recordStats || workerTables;
         return new ResolvedOptions(salt, b.saltMode != null, saltShards, workerSaltCounters, combines, routing,
                 workers, expectedWorkers, tableWriters, statsRegion, lookupOnObserve);
     }

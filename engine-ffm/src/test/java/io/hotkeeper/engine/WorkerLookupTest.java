@@ -71,6 +71,26 @@ class WorkerLookupTest {
                 .build()) {
             assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
         }
+        // Approximate counting flips a coin, with its worker's state, only for a count past its threshold: cold
+        // keys below it look no worker up.
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR)
+                .saltMode(SaltMode.SHARED).approximateCountsAbove(1 << 12).build()) {
+            assertEquals(0, idsHeldBy(WorkerLookupTest::coldKeys, hk));
+        }
+    }
+
+    @Test
+    void anApproximateCountsCoinLooksItsWorkerUp() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(4096).seed(1).minCount(COLD_FLOOR)
+                .saltMode(SaltMode.SHARED).approximateCountsAbove(16).build()) {
+            assertEquals(1, idsHeldBy(h -> {
+                for (int i = 0; i < 100; i++) {
+                    h.observe(7L); // past 16 each refresh flips a coin from the worker's stripe
+                }
+            }, hk));
+            long estimate = hk.estimate(7L);
+            assertTrue(estimate >= 16 && estimate <= 400, "an approximate count of 100: " + estimate);
+        }
     }
 
     @Test

@@ -37,6 +37,8 @@ public final class StatsStripes {
     private final MemorySegment region;
     /** Whether {@link #add} counts; off, the region holds only approximate counting's coins. */
     private final boolean recording;
+    /** The geometry, and the lookup {@link #random} makes for a caller without a worker; null only in OFF. */
+    private final WorkerSpace workers;
 
     /** Recording stripes for the workers of {@code workers}, allocated in {@code arena}. */
     public StatsStripes(Arena arena, WorkerSpace workers) {
@@ -55,6 +57,7 @@ public final class StatsStripes {
         }
         this.region = region;
         this.recording = recording;
+        this.workers = workers;
         for (int s = 0; s < workers.stripes(); s++) {
             // Plain stores before publication (the owning instance's final field publishes the region).
             COUNTER.set(region, StatsLayout.stripeOffset(s) + StatsLayout.RANDOM, KeyHasher.splitMix(s + 1L) | 1L);
@@ -64,6 +67,7 @@ public final class StatsStripes {
     private StatsStripes() {
         this.region = null;
         this.recording = false;
+        this.workers = null;
     }
 
     /**
@@ -81,14 +85,19 @@ public final class StatsStripes {
     }
 
     /**
-     * The next pseudo-random word of {@code worker}'s stripe (xorshift64*). A racing pair of writers
-     * on a shared stripe may both return the same word: harmless, it only feeds unbiased coin flips.
+     * The next pseudo-random word of {@code worker}'s stripe (xorshift64*); {@link WorkerHandle#NO_HANDLE} looks
+     * the calling thread's worker up here, so that approximate counting makes only the observations that flip a
+     * coin look their worker up (with stats off, the others carry none). A racing pair of writers on a shared
+     * stripe may both return the same word: harmless, it only feeds unbiased coin flips.
      *
-     * <p>Threads: any. Progress: wait-free.
+     * <p>Threads: any. Progress: wait-free (after the calling thread's first lookup; see {@link WorkerSpace}).
      */
     public long random(long worker) {
         if (region == null) {
             throw new IllegalStateException("no coins: stats are off and counting is exact (StatsStripes.off)");
+        }
+        if (worker == WorkerHandle.NO_HANDLE) {
+            worker = workers.current(); // the worker lookup: the coin state is per worker
         }
         long offset = WorkerHandle.stripeOffset(worker) + StatsLayout.RANDOM;
         long x = (long) COUNTER.get(region, offset);
