@@ -10,9 +10,10 @@ import java.util.function.Supplier;
 /**
  * What a builder's options come to on this machine, resolved once, before anything is allocated: every choice the
  * engine makes from the user's (a default salt, whether it combines, how many tables and how a thread finds its
- * own, which writers the budget is split for). {@link HotkeeperBuilder#build()} makes it ({@link #of}, with the checks that span
- * options in the middle, on the salt and combining it resolved); the {@link Hotkeeper} constructor allocates from
- * it, {@code info()} reports it, and the instance's {@code TableSet} routes by its {@link #routing}. Nothing else derives these from the builder's fields.
+ * own, which writers the budget is split for). {@link HotkeeperBuilder#build()} makes it ({@link #of}, with the
+ * checks that span options in the middle, on the salt and combining it resolved); the {@link Hotkeeper}
+ * constructor allocates from it, {@code info()} reports the salt it grants, and the instance's {@code TableSet}
+ * routes by its {@link #routing}. Nothing else derives these from the builder's fields.
  *
  * <p>Only the per-worker salt's counters are not final here: a total budget's plan may grant fewer
  * ({@link #saltGranted}).
@@ -22,8 +23,8 @@ import java.util.function.Supplier;
  * @param saltChosen         whether {@link HotkeeperBuilder#saltMode} chose it (a default may narrow, a choice never)
  * @param saltShards         the sharded salt's counters ({@link SaltMode#SHARDED}); 1 otherwise
  * @param workerSaltCounters the per-worker salt's counters wanted ({@link SaltMode#PER_WORKER}); 1 otherwise
- * @param combines           whether the instance has hot-key combiners: {@code ON}, or {@code AUTO} with one table
- *                           per writer set (never with worker tables)
+ * @param combines           whether the instance has hot-key combiners: {@code ON}, or {@code AUTO} without worker
+ *                           tables (a worker's table is its own already)
  * @param routing            the tables and how a thread finds its own
  * @param workers            the worker geometry every per-worker part shares
  * @param expectedWorkers    the writers a total budget is split for (the key shards and combiner blocks it plans)
@@ -51,7 +52,7 @@ record ResolvedOptions(SaltMode salt, boolean saltChosen, int saltShards, int wo
         return salt == SaltMode.PER_WORKER && workerCounters == 1 && !saltChosen ? SaltMode.SHARED : salt;
     }
 
-    /** The salt counters the wanted mode allocates for {@code tables} tables, before any plan's grant. */
+    /** The salt counters the wanted mode allocates (one per table with {@code PER_TABLE}), before any plan's grant. */
     int saltCounters() {
         return switch (salt) {
             case PER_WORKER -> workerSaltCounters;
@@ -61,13 +62,13 @@ record ResolvedOptions(SaltMode salt, boolean saltChosen, int saltShards, int wo
     }
 
     /**
-     * The resolution of {@code b}'s choices on a machine of {@code processors} processors, after
-     * {@link HotkeeperBuilder#checkOptions} has passed on it; {@code topology} is asked for only with per-node
-     * tables, and only once the checks have passed (it may load libnuma). Salt: the one chosen; else per-table
-     * with worker tables (each table's own counter); else per-worker where more than one thread is expected to
-     * write ({@link HotkeeperBuilder#expectedThreads}, by default the processors), so that two writers' draws never
-     * take turns on one line; shared for a single writer, where one counter is as cheap and needs no lookup of the
-     * worker.
+     * The resolution of {@code b}'s choices on a machine of {@code processors} processors. The salt and combining
+     * come first, then {@link HotkeeperBuilder#checkOptions} runs on them, then the rest; {@code topology} is asked
+     * for only with per-node tables, and only once the checks have passed (it may load libnuma). Salt: the one
+     * chosen; else per-table with worker tables (each table's own counter); else per-worker where more than one
+     * thread is expected to write ({@link HotkeeperBuilder#expectedThreads}, by default the processors), so that
+     * two writers' draws never take turns on one line; shared for a single writer, where one counter is as cheap
+     * and needs no lookup of the worker.
      *
      * @throws IllegalArgumentException if the options do not fit together (see checkOptions)
      */
