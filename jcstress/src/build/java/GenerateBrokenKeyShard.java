@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  *       {@code ShardLayout} (the only package-mate the copy keeps using);</li>
  *   <li>{@code public final class KeyShard} becomes package-private {@code final class BrokenKeyShard}, and every
  *       other {@code KeyShard} identifier is renamed with it;</li>
+ *   <li>the promotion section (from its {@code // ---- promotion} rule to the {@code // ---- owner section} rule:
+ *       the promote methods and their settle step) is removed: it calls {@code insertChars}, and the controls
+ *       insert keys and drive the slot-link protocol themselves;</li>
  *   <li>{@code insertChars} (its Javadoc and body) is removed: it needs the engine's package-private
  *       {@code Utf8Writer}, and the controls insert bytes only;</li>
  *   <li>THE PLANTED BUG: in {@code reapHandedOver}, the pop of a handed-over entry unlinks it without checking
@@ -34,6 +37,10 @@ public final class GenerateBrokenKeyShard {
             import io.hotkeeper.engine.shard.ShardLayout;
             """;
     static final String CLASS_DECLARATION = "\npublic final class KeyShard {\n";
+    static final String PROMOTION_RULE =
+            "\n    // ------------------------------------------------------------------ promotion\n";
+    static final String OWNER_SECTION_RULE =
+            "\n    // ------------------------------------------------------------------ owner section\n";
     static final String INSERT_CHARS = "\n    public long insertChars(";
     static final String REAP_HANDED_OVER = "\n    private void reapHandedOver(int entry) {\n";
     static final String MEMBER_CHECK = """
@@ -57,8 +64,9 @@ public final class GenerateBrokenKeyShard {
             """;
     static final String CONTROL_COMMENT = """
             /*
-             * NEGATIVE-CONTROL COPY, not Hotkeeper code: KeyShard with the package and class renamed, insertChars
-             * removed (it needs the engine's package-private Utf8Writer; the controls insert bytes only) and ONE
+             * NEGATIVE-CONTROL COPY, not Hotkeeper code: KeyShard with the package and class renamed, the promotion
+             * section and insertChars removed (the promote methods call insertChars, which needs the engine's
+             * package-private Utf8Writer; the controls insert bytes only) and ONE
              * planted bug, in reapHandedOver: the pop of a handed-over entry unlinks it without checking MEMBER, so an
              * entry the reap cursor already unlinked is unlinked a second time (the shard's reference dropped twice).
              * Used only by BrokenReapCursorTest, to show that ReapCursorTest's checks catch exactly the bug the
@@ -102,6 +110,7 @@ public final class GenerateBrokenKeyShard {
     static String generate(String keyShard) {
         String s = keyShard.replace("\r\n", "\n");
         s = replaceOnce(s, SOURCE_PACKAGE, TARGET_PACKAGE, "package declaration");
+        s = removePromotion(s);
         s = removeInsertChars(s);
         if (s.contains("Utf8Writer")) {
             throw new IllegalStateException("Utf8Writer is still used after insertChars was removed");
@@ -112,6 +121,15 @@ public final class GenerateBrokenKeyShard {
         String renamed = "\nfinal class BrokenKeyShard {\n";
         s = replaceOnce(s, renamed, "\n" + CONTROL_COMMENT + renamed.substring(1), "renamed class declaration");
         return NOTICE + s;
+    }
+
+    private static String removePromotion(String s) {
+        int from = indexOnce(s, PROMOTION_RULE, "promotion section rule");
+        int to = indexOnce(s, OWNER_SECTION_RULE, "owner section rule");
+        if (to < from) {
+            throw new IllegalStateException("the owner section rule comes before the promotion section rule");
+        }
+        return s.substring(0, from) + s.substring(to);
     }
 
     private static String removeInsertChars(String s) {

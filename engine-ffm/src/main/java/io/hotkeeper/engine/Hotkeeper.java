@@ -546,7 +546,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     long observeLong(long key, long weight, long worker) {
         long hash = hasher.hash(key);
         long result = record(hash, weight, worker);
-        return result <= TableLayout.COUNT_MASK ? result : afterLong(result, hash, key, worker);
+        return result <= TableLayout.COUNT_MASK ? result : after(result, hash, key, null, 0, 0, null, worker);
     }
 
     long observeArray(byte[] key, int offset, int length, long weight, long worker) {
@@ -558,13 +558,13 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
     long observeChars(CharSequence key, long weight, long worker) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"));
         long result = record(hash, weight, worker);
-        return result <= TableLayout.COUNT_MASK ? result : afterChars(result, hash, key, worker);
+        return result <= TableLayout.COUNT_MASK ? result : after(result, hash, 0, null, 0, 0, key, worker);
     }
 
     long observeSegment(MemorySegment key, long offset, long length, long weight, long worker) {
         long hash = hasher.hash(Objects.requireNonNull(key, "key"), offset, length);
         long result = record(hash, weight, worker);
-        return result <= TableLayout.COUNT_MASK ? result : afterBytes(result, hash, key, offset, length, worker);
+        return result <= TableLayout.COUNT_MASK ? result : after(result, hash, 0, key, offset, length, null, worker);
     }
 
     void observeAll(long[] keys, int from, int to, long worker) {
@@ -1270,13 +1270,18 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         return weight == 1 ? observeOne(hash, worker) : update(hash, weight, worker);
     }
 
-    /** One unit: through the caller's hot-key combiner when combining is on. */
+    /** One unit: through the caller's hot-key combiner when combining is engaged, else to the table. */
     private long observeOne(long hash, long worker) {
         try {
             // The stream length, in the worker's own stripe; a no-op unless stats are recorded (see totalWeight).
             stats.add(worker, StatsLayout.OBSERVED_WEIGHT, 1);
             BucketTable t = tableFor(worker);
-            return combiners == null ? t.observe(hash, 1, worker) : combiners.observe(hash, worker, t);
+            if (combiners == null) {
+                return t.observe(hash, 1, worker);
+            }
+            // Auto combining before it engages: the table, then the check that engages it.
+            return combiners.engaged() ? combiners.observe(hash, worker, t)
+                    : combiners.unengaged(t.observe(hash, 1, worker));
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
@@ -1291,67 +1296,36 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         }
     }
 
-    // The slow paths after an observation whose result carries PROMOTE, VISIT or EXPELLED: kept out of the hot
-    // methods. Each records its own kind of key; settled() does the rest for all.
-
-    private long afterLong(long result, long hash, long key, long worker) {
-        try {
-            KeyShards here = shardsHere(worker);
-            if ((result & BucketTable.PROMOTE) != 0) {
-                here.promoteLong(hash, key, worker);
-            }
-            return settled(result, hash, here);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
-    }
-
-    private long afterBytes(long result, long hash, MemorySegment key, long offset, long length, long worker) {
-        try {
-            KeyShards here = shardsHere(worker);
-            if ((result & BucketTable.PROMOTE) != 0) {
-                here.promoteBytes(hash, key, offset, length, worker);
-            }
-            return settled(result, hash, here);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        }
-    }
-
     /**
-     * The rest of an after* step, the same for every kind of key once the key itself is recorded (a promotion
-     * needs the key; nothing below does): the SIEVE visit of a tracked key's hit that promoted nothing, then the
-     * expelled-key listener for the keys this observation expelled, last: outside the combiner's block and the
-     * shard's busy section, so a listener may call back into this sketch (see ExpelledKeys). Returns the count.
+     * The slow path after an observation whose result carries PROMOTE, VISIT or EXPELLED, kept out of the hot
+     * methods: the promotion into the caller's key shard (the key as {@code KeyShard.promote} takes it:
+     * {@code longKey} when {@code bytes} and {@code chars} are null, else a segment range, else characters), or the
+     * SIEVE visit of a tracked key's hit, then the expelled-key listener for the keys this observation expelled,
+     * last: outside the combiner's block and the shard's busy section, so a listener may call back into this sketch
+     * (see ExpelledKeys). Returns the count.
      */
-    private static long settled(long result, long hash, KeyShards here) {
-        if ((result & (BucketTable.PROMOTE | BucketTable.VISIT)) == BucketTable.VISIT) {
-            here.visit(hash);
-        }
-        if ((result & BucketTable.EXPELLED) != 0) {
-            here.deliverExpelled();
-        }
-        return result & TableLayout.COUNT_MASK;
-    }
-
-    /** As afterBytes for an array: the segment view is made only for a promotion (a VISIT allocates nothing). */
-    private long afterArray(long result, long hash, byte[] key, int offset, int length, long worker) {
-        if ((result & BucketTable.PROMOTE) != 0) {
-            return afterBytes(result, hash, MemorySegment.ofArray(key), offset, length, worker);
-        }
-        return afterBytes(result, hash, null, offset, length, worker);
-    }
-
-    private long afterChars(long result, long hash, CharSequence key, long worker) {
+    private long after(long result, long hash, long longKey, MemorySegment bytes, long offset, long length,
+                       CharSequence chars, long worker) {
         try {
             KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
-                here.promoteChars(hash, key, worker);
+                here.shardFor(worker).promote(hash, longKey, bytes, offset, length, chars, worker);
+            } else if ((result & BucketTable.VISIT) != 0) {
+                here.visit(hash);
             }
-            return settled(result, hash, here);
+            if ((result & BucketTable.EXPELLED) != 0) {
+                here.deliverExpelled();
+            }
+            return result & TableLayout.COUNT_MASK;
         } catch (IllegalStateException e) {
             throw closedOr(e);
         }
+    }
+
+    /** As {@link #after} for an array: the segment view is made only for a promotion (a VISIT allocates nothing). */
+    private long afterArray(long result, long hash, byte[] key, int offset, int length, long worker) {
+        MemorySegment bytes = (result & BucketTable.PROMOTE) != 0 ? MemorySegment.ofArray(key) : null;
+        return after(result, hash, 0, bytes, offset, length, null, worker);
     }
 
     /** The calling thread's table: the only one, its node's, or its worker's. */

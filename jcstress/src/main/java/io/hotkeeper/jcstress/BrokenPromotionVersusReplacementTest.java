@@ -59,7 +59,7 @@ public class BrokenPromotionVersusReplacementTest {
 
     /** The promotion before the link lock (the bug is in the claim and the unconditional link store). */
     static void brokenPromoteChars(LinkLockFixture f, int as, long hash, CharSequence key, long worker) {
-        KeyShard shard = f.shards.shardAs(as);
+        KeyShard shard = f.shards.shardFor(f.workers.handleOf(as));
         if (!shard.tryEnter()) {
             return;
         }

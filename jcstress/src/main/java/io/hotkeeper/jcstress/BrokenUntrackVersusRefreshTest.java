@@ -70,7 +70,7 @@ public class BrokenUntrackVersusRefreshTest {
     @Actor
     public void evict(IIIII_Result r) {
         // The owner's eviction of its SIEVE victim K0: untrack (broken), then the production deleteOwn.
-        KeyShard shard = f.shards.shardAs(1);
+        KeyShard shard = f.shards.shardFor(f.worker1);
         if (!shard.tryEnter()) {
             throw new IllegalStateException("shard 1 busy");
         }

@@ -15,8 +15,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * One sketch's table and key shards, wired as the facade wires them, for the link-lock tests: a 4 KiB table (64
  * buckets) with promotion floor 1, no combining, a link segment, and key shards of {@link #CAPACITY} entries of
- * 16-byte keys. Actors promote through {@link KeyShards#promoteLongAs} / {@code promoteCharsAs}, the production
- * protocol with the shard id named by the test (worker 1 = actor 1, worker 2 = actor 2, worker 3 = the arbiter).
+ * 16-byte keys. Actors promote through {@link KeyShards#shardFor} of a worker the test names and
+ * {@link KeyShard#promote}: the production protocol, with the shard named by the test (worker 1 = actor 1,
+ * worker 2 = actor 2, worker 3 = the arbiter).
  *
  * <p>Cost: one automatic arena per state; shards are cut from one pre-allocated, zeroed block (4 shards), so
  * creating an actor's shard inside the actor is a slice, not a native allocation.
@@ -84,7 +85,7 @@ final class LinkLockFixture {
     long observe(int as, long hash, long key, long weight, long worker) {
         long result = table.observe(hash, weight, worker);
         if ((result & BucketTable.PROMOTE) != 0) {
-            shards.promoteLongAs(as, hash, key, worker);
+            shards.shardFor(workers.handleOf(as)).promote(hash, key, null, 0, 0, null, worker);
         }
         return result;
     }

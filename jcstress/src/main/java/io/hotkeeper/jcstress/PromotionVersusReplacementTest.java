@@ -20,15 +20,15 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * The link lock on the production path: a promotion of key X races a replacement of X's slot by key Y and Y's own
  * promotion (docs/shards.md, "The link lock").
  *
- * <p>Protocol. Bucket 0 of a 4 KiB table holds seven fillers (count 100, untracked) and X (count 1, untracked) in
- * slot 7; the promotion floor is 1, combining is off. Actor 1 does what the facade does for X: {@code observe}
- * (X 1 -> 2, PROMOTE), then {@code KeyShards.promoteCharsAs(1, ...)}: claim (volatile CAS setting TRACKED and
- * PROMOTING), insert into shard 1 (X's characters are {@linkplain LinkLockFixture.SlowKey slow}, ~2 us, so the
- * claim is held long enough for actor 2 to act inside it), volatile link store, settle (volatile re-read; clear
- * PROMOTING if the claim is intact, else CAS the link back to 0, clear PROMOTING and delete the entry). Actor 2
- * observes Y with weight 2^20 (phase 3 against the weakest slot, X's: surely won; the volatile CAS that hands the
- * slot to Y keeps PROMOTING, and the replacer reads the link (volatile) and deletes what it names), then, as the
- * facade does on PROMOTE, {@code promoteLongAs(2, ...)}, whose claim refuses a slot carrying PROMOTING.
+ * <p>Protocol. Bucket 0 of a 4 KiB table holds seven fillers (count 100, untracked) and X (count 1, untracked) in slot
+ * 7; the promotion floor is 1, combining is off. Actor 1 does what the facade does for X: {@code observe} (X 1 -> 2,
+ * PROMOTE), then {@code shardFor(worker 1).promote(...)} of a text key: claim (volatile CAS setting TRACKED and
+ * PROMOTING), insert into shard 1 (X's characters are {@linkplain LinkLockFixture.SlowKey slow}, ~2 us, so the claim is
+ * held long enough for actor 2 to act inside it), volatile link store, settle (volatile re-read; clear PROMOTING if the
+ * claim is intact, else CAS the link back to 0, clear PROMOTING and delete the entry). Actor 2 observes Y with weight
+ * 2^20 (phase 3 against the weakest slot, X's: surely won; the volatile CAS that hands the slot to Y keeps PROMOTING,
+ * and the replacer reads the link (volatile) and deletes what it names), then, as the facade does on PROMOTE,
+ * {@code shardFor(worker 2).promote(...)}, whose claim refuses a slot carrying PROMOTING.
  *
  * <p>Why it holds. Only the PROMOTING holder writes the link: a replacement carries the bit into Y's word, so Y's
  * claim cannot start while X's promotion is between claim and settle, and X's late link store can never land on
@@ -100,7 +100,7 @@ public class PromotionVersusReplacementTest {
     public void promoteX(IIIII_Result r) {
         long result = f.table.observe(Keys.HASH_X, 1, f.worker1);
         if ((result & BucketTable.PROMOTE) != 0) {
-            f.shards.promoteCharsAs(1, Keys.HASH_X, SLOW_X, f.worker1);
+            f.shards.shardFor(f.worker1).promote(Keys.HASH_X, 0, null, 0, 0, SLOW_X, f.worker1);
             r.r2 = 1;
         }
     }

@@ -21,13 +21,13 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * victim's slot (docs/shards.md, "The link lock").
  *
  * <p>Protocol. Shard 1 (actor 1's) is full: 16 tracked keys, K0 the oldest with count 1 (slot 7 of bucket 1, the
- * bucket's weakest), K1..K15 at count 100 in buckets 1 and 2. Actor 1 promotes candidate C (count 50, bucket 0)
- * with {@code promoteLongAs(1, ...)}: the shard is full, so {@code allocate} runs {@code sieveEvict}, whose hand
+ * bucket's weakest), K1..K15 at count 100 in buckets 1 and 2. Actor 1 promotes candidate C (count 50, bucket 0) with
+ * {@code shardFor(worker 1).promote(...)}: the shard is full, so {@code allocate} runs {@code sieveEvict}, whose hand
  * starts at K0 (unvisited, lighter than C), calls {@code KeyShards.evicting} = {@code untrack} (volatile CAS adding
- * PROMOTING to K0's settled word; volatile link read under the lock; link cleared by a volatile store if it is
- * K0's; volatile CAS loop clearing TRACKED and PROMOTING, or only PROMOTING if a replacement cleared TRACKED), then
- * {@code deleteOwn}, then inserts C. Actor 2 meanwhile runs the facade's path for K0 (Refresh: weight 1) or for a
- * new key Y of bucket 1 (Replace: weight 2^20, which surely takes K0's slot), promoting as worker 2 when told to.
+ * PROMOTING to K0's settled word; volatile link read under the lock; link cleared by a volatile store if it is K0's;
+ * volatile CAS loop clearing TRACKED and PROMOTING, or only PROMOTING if a replacement cleared TRACKED), then {@code
+ * deleteOwn}, then inserts C. Actor 2 meanwhile runs the facade's path for K0 (Refresh: weight 1) or for a new key Y of
+ * bucket 1 (Replace: weight 2^20, which surely takes K0's slot), promoting as worker 2 when told to.
  *
  * <p>Why it holds. A refresh keeps PROMOTING and TRACKED (it CASes the count only), so its unit is never lost and
  * it reports PROMOTE only once untrack has cleared both bits in one CAS; a claim refuses a word carrying
@@ -86,7 +86,7 @@ public final class UntrackVersusRefreshAndReplaceTest {
         }
         f.table.putSlot(0, 0, TableLayout.word(f.table.fingerprint(Keys.HASH_C), Keys.COUNT_C));
         for (int i = 0; i < 16; i++) {
-            f.shards.promoteLongAs(1, Keys.HASH_K[i], i, f.worker0);
+            f.shards.shardFor(f.worker1).promote(Keys.HASH_K[i], i, null, 0, 0, null, f.worker0);
         }
         return f;
     }
@@ -110,7 +110,7 @@ public final class UntrackVersusRefreshAndReplaceTest {
 
         @Actor
         public void evict(IIIII_Result r) {
-            f.shards.promoteLongAs(1, Keys.HASH_C, KEY_C, f.worker1);
+            f.shards.shardFor(f.worker1).promote(Keys.HASH_C, KEY_C, null, 0, 0, null, f.worker1);
         }
 
         @Actor
@@ -166,7 +166,7 @@ public final class UntrackVersusRefreshAndReplaceTest {
 
         @Actor
         public void evict(IIIII_Result r) {
-            f.shards.promoteLongAs(1, Keys.HASH_C, KEY_C, f.worker1);
+            f.shards.shardFor(f.worker1).promote(Keys.HASH_C, KEY_C, null, 0, 0, null, f.worker1);
         }
 
         @Actor

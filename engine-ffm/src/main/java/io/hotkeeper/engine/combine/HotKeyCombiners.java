@@ -186,17 +186,15 @@ public final class HotKeyCombiners implements PendingCounts {
 
     /**
      * Records one occurrence of the key with hash {@code hash} for {@code worker} (the caller's, or
-     * {@link WorkerHandle#NO_HANDLE}: then looked up here once combining is engaged), through its block when the key
-     * is combined, else through {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the
-     * table was written, else the worker's view of the key's count (see the class javadoc).
+     * {@link WorkerHandle#NO_HANDLE}: then looked up here), through its block when the key is combined, else
+     * through {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the table was
+     * written, else the worker's view of the key's count (see the class javadoc). For combining that is
+     * {@link #engaged()}: in auto mode before that, the caller observes {@code table} itself and hands the result
+     * to {@link #unengaged} (called anyway, this combines, which is correct but engages nothing).
      *
      * <p>Threads: the worker's. Progress: lock-free (blocking once per worker, at its first admission).
      */
     public long observe(long hash, long worker, BucketTable table) {
-        // Opaque: a flag that flips once; a late view only delays combining by a few observations.
-        if (!(boolean) ENGAGED.getOpaque(this)) {
-            return observeAlone(hash, worker, table);
-        }
         if (worker == WorkerHandle.NO_HANDLE) {
             worker = workers.current(); // the worker lookup: engaged combining is per worker
         }
@@ -233,22 +231,27 @@ public final class HotKeyCombiners implements PendingCounts {
     }
 
     /**
-     * Auto mode before engagement: straight to the table, no worker lookup, no block. An observation that leaves
-     * its key hot (at {@code admitFrom}) checks whether another thread was first to do so; if one was, two
-     * threads write hot table lines, and combining engages.
+     * Auto mode before engagement, after the caller's observation went straight to the table (no worker lookup, no
+     * block): if it left its key hot (at {@code admitFrom}), checks whether another thread was first to do so; if
+     * one was, two threads write hot table lines, and combining engages. Returns {@code result}, the table's.
+     * Threads: any. Progress: wait-free (one CAS, once per sketch).
      */
-    private long observeAlone(long hash, long worker, BucketTable table) {
-        long result = table.observe(hash, 1, worker);
+    public long unengaged(long result) {
         if ((result & TableLayout.COUNT_MASK) >= admitFrom) {
-            Thread me = Thread.currentThread();
-            // Opaque read, CAS to set once: only a thread's identity is compared, nothing is published through it.
-            Thread first = (Thread) FIRST_HOT.getOpaque(this);
-            if (first != me && !(first == null && FIRST_HOT.compareAndSet(this, null, me))) {
-                // Release (opaque would do: the flag only switches paths, and every reader re-checks what it needs).
-                ENGAGED.setRelease(this, true);
-            }
+            hotSeen();
         }
         return result;
+    }
+
+    /** A key made hot by the calling thread while combining is not engaged: engages it if another thread was first. */
+    private void hotSeen() {
+        Thread me = Thread.currentThread();
+        // Opaque read, CAS to set once: only a thread's identity is compared, nothing is published through it.
+        Thread first = (Thread) FIRST_HOT.getOpaque(this);
+        if (first != me && !(first == null && FIRST_HOT.compareAndSet(this, null, me))) {
+            // Release (opaque would do: the flag only switches paths, and every reader re-checks what it needs).
+            ENGAGED.setRelease(this, true);
+        }
     }
 
     /**
@@ -553,8 +556,12 @@ public final class HotKeyCombiners implements PendingCounts {
         }
     }
 
-    /** Whether observations are being combined (always, or auto after a second hot thread). Threads: any. */
+    /**
+     * Whether observations are being combined (always, or auto after a second hot thread): the facade's switch
+     * between {@link #observe} and the table with {@link #unengaged}. Threads: any. Progress: wait-free.
+     */
     public boolean engaged() {
+        // Opaque: a flag that flips once; a late view only delays combining by a few observations.
         return (boolean) ENGAGED.getOpaque(this);
     }
 

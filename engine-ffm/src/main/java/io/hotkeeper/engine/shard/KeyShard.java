@@ -1,5 +1,9 @@
 package io.hotkeeper.engine.shard;
 
+import io.hotkeeper.engine.stats.StatsLayout;
+import io.hotkeeper.engine.stats.StatsStripes;
+import io.hotkeeper.engine.table.SlotLinks;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -60,7 +64,9 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *
  * <p>Size: one class on purpose. Every method but the few foreign entry points touches the owner-only state (the
  * SIEVE list, the per-class free lists and pages, the reap cursor), and the ownership rules of docs/shards.md are
- * checked by reading this one file; the layout arithmetic lives in ShardLayout.
+ * checked by reading this one file; the layout arithmetic lives in ShardLayout. The promotion step is here too
+ * (enter, claim, insert, settle), so that an observation is followed from the facade through the table to the
+ * key in three files; the slot word's bits and the link word it calls on are SlotLinks'.
  */
 public final class KeyShard {
     /** Coordinates (MemorySegment, long byteOffset). */
@@ -113,6 +119,10 @@ public final class KeyShard {
     private final int capacity;
     private final int maxKeyBytes;
     private final Evictions evictions;
+    /** The table side of a promotion (the slot-link protocol); null for a shard with no table behind it. */
+    private final SlotLinks slotLinks;
+    /** Where promotions and missed promotions are counted; null when slotLinks is. */
+    private final StatsStripes stats;
     /** Size classes; the largest is {@code classes - 1}. */
     private final int classes;
     private final int pageBytes;
@@ -132,7 +142,18 @@ public final class KeyShard {
      *                                  out of range
      */
     public KeyShard(int id, MemorySegment segment, int capacity, int maxKeyBytes, Evictions evictions) {
+        this(id, segment, capacity, maxKeyBytes, evictions, null, null);
+    }
+
+    /**
+     * As above, for the table behind {@code slotLinks}: the shard can also {@link #promote} keys, and
+     * counts its promotions in {@code stats}. Threads: the creator, before publishing the shard.
+     */
+    public KeyShard(int id, MemorySegment segment, int capacity, int maxKeyBytes, Evictions evictions,
+                    SlotLinks slotLinks, StatsStripes stats) {
         this.id = id;
+        this.slotLinks = slotLinks;
+        this.stats = stats;
         this.segment = segment;
         this.capacity = capacity;
         this.maxKeyBytes = maxKeyBytes;
@@ -198,6 +219,88 @@ public final class KeyShard {
     /** Bytes of native memory. Threads: any. Progress: wait-free. */
     public long byteSize() {
         return segment.byteSize();
+    }
+
+    // ------------------------------------------------------------------ promotion
+
+    /** How many times a promotion's claim re-reads a slot word that a concurrent refresh changed. */
+    private static final int CLAIM_ATTEMPTS = 4;
+
+    /**
+     * Promotes the key of {@code hash}, whose table slot just reached the promotion floor: claims the slot
+     * ({@link SlotLinks#claim}: tracked and promoting bits, the slot's link lock), copies the key into this shard,
+     * stores the link and settles (gives the lock back). The key is {@code longKey} when {@code bytes} and
+     * {@code chars} are both null, else {@code bytes[offset, offset + length)}, else the UTF-8 bytes of
+     * {@code chars}; a key longer than the shard's maxKeyBytes is kept truncated. {@code worker} is the caller's
+     * ({@link io.hotkeeper.engine.worker.WorkerHandle}), counted in its stats stripe; {@code NO_HANDLE} only when
+     * stats are off.
+     *
+     * <p>Skipped, and counted as missed, when the shard is busy (another thread of its worker is inside, or a
+     * nested call from a key's {@code charAt}) or full of heavier keys; nothing is done when the slot cannot be
+     * claimed (already tracked, replaced, below the floor). Either way the key's next observation tries again. The
+     * order and the Dekker pair with a replacer are docs/shards.md's "The rules" and SlotLinks'.
+     *
+     * <p>Failure: if copying the key throws (a {@code CharSequence} whose {@code charAt} throws, a key segment
+     * whose arena closed), the insert returns the entry to its free list and the claim is undone here before the
+     * exception propagates, so no slot stays tracked without an entry. Re-entry: a {@code charAt} that calls back
+     * into the sketch runs while this shard is busy, so a nested promotion finds it busy and is skipped, and a
+     * nested observation of a key in this slot's bucket cannot claim the slot (the promoting bit) but may replace
+     * it, which the settle step detects.
+     *
+     * <p>Threads: any; the facade calls it for the caller's own shard ({@code KeyShards.shardFor}), and the busy
+     * word admits one thread at a time. Progress: lock-free.
+     *
+     * @throws IllegalStateException if the shard has no table behind it
+     */
+    public void promote(long hash, long longKey, MemorySegment bytes, long offset, long length, CharSequence chars,
+                        long worker) {
+        if (slotLinks == null) {
+            throw new IllegalStateException("key shard " + id + " has no table behind it: it cannot promote");
+        }
+        if (!tryEnter()) {
+            stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
+            return;
+        }
+        long slot = -1;
+        try {
+            slot = slotLinks.claim(hash, CLAIM_ATTEMPTS);
+            if (slot < 0) {
+                return;
+            }
+            long count = slotLinks.count(slot);
+            long link = bytes != null ? insertBytes(hash, slot, bytes, offset, length, count)
+                    : chars != null ? insertChars(hash, slot, chars, count)
+                    : insertLong(hash, slot, longKey, count);
+            long claimed = slot;
+            slot = -1; // from here on settle() owns the claim
+            settle(claimed, link, worker);
+        } finally {
+            if (slot >= 0) {
+                // The key could not be copied (the exception propagates): give the claim back.
+                slotLinks.unclaim(slot);
+            }
+            exit();
+        }
+    }
+
+    /**
+     * Ends a promotion whose claim on {@code slot} holds the link lock: stores the link and clears the promoting
+     * bit if the claim is intact, else takes the link back, clears the bit and deletes the stale entry. Owner only.
+     */
+    private void settle(long slot, long link, long worker) {
+        if (link == 0) {
+            // The shard turned the key away (full of heavier keys).
+            slotLinks.unclaim(slot);
+            stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
+            return;
+        }
+        if (slotLinks.settle(slot, link)) {
+            stats.add(worker, StatsLayout.PROMOTIONS, 1);
+        } else {
+            // Replaced meanwhile: our entry named a slot that holds another key. The replacer may have read our
+            // link and handed the entry over already; deleteOwn goes through the same gate, so once either way.
+            deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+        }
     }
 
     // ------------------------------------------------------------------ owner section

@@ -22,29 +22,27 @@ import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 
 /**
- * The key shards of one sketch: one {@link KeyShard} per worker (platform thread or carrier), the link
- * segment that ties each table slot to the entry holding its key, and the three protocols between them:
- * promotion (a key's count reaches the floor), foreign deletion (a tracked slot is replaced), and the top-k read.
+ * The key shards of one sketch: one {@link KeyShard} per worker (platform thread or carrier), the link segment that
+ * ties each table slot to the entry holding its key, and the table's side of the protocols between them: which shard a
+ * worker promotes into ({@link #shardFor}; the promotion step itself is {@link KeyShard#promote}), foreign deletion (a
+ * tracked slot is replaced), the SIEVE visit, and the top-k read.
  *
  * <p>The slot-link protocol (the link lock, the Dekker pair between a promoter and a replacer, every change of a
- * slot's tracked and promoting bits) is {@link SlotLinks}'; this class decides when each step runs and keeps the
- * shards' side (entries, hand-offs, the expelled-key listener). A replaced key's entry is deleted once: by the
- * replacer through the hand-off, or by the promoter itself, both through the shard's membership gate.
+ * slot's tracked and promoting bits) is {@link SlotLinks}'; this class and KeyShard decide when each step runs and
+ * keep the shards' side (entries, hand-offs, the expelled-key listener). A replaced key's entry is deleted once: by
+ * the replacer through the hand-off, or by the promoter itself, both through the shard's membership gate.
  *
- * <p>Threads: any. Progress: promotion is lock-free (it skips a busy shard; giving back the link lock is a CAS
- * loop on the slot word that fails only when another thread's refresh or replacement succeeded); deletion is
- * lock-free (a CAS loop on one state word) plus a wait-free push; {@link #topK} is wait-free.
+ * <p>Threads: any. Progress: deletion is lock-free (a CAS loop on one state word) plus a wait-free push;
+ * {@link #topK} is wait-free; promotion is as {@link KeyShard#promote} says (lock-free).
  *
- * <p>Size: the shards of one table and the link protocol between table slots and entries (claim, settle, untrack,
- * replace, visit), which must be read together against docs/shards.md "The rules"; the per-shard owner logic lives
- * in KeyShard.
+ * <p>Size: the shards of one table and the table's side of the link protocol (untrack, replace, visit, the
+ * evictions the shards ask for), which must be read together against docs/shards.md "The rules"; the per-shard
+ * owner logic and the promotion step live in KeyShard.
  */
 public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
-    private static final int CLAIM_ATTEMPTS = 4;
-
     private final BucketTable table;
     private final SlotLinks slotLinks;
-    /** The sketch's workers: the caller's worker when it was not handed one (see {@link #promoteLong}). */
+    /** The sketch's workers: the caller's worker when it was not handed one (see {@link #shardFor}). */
     private final WorkerSpace workers;
     private final StatsStripes stats;
     private final int capacity;
@@ -106,66 +104,17 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         this.pendingCounts = pendingCounts;
     }
 
-    // ------------------------------------------------------------------ promotion
+    // ------------------------------------------------------------------ which shard
 
     /**
-     * Records the {@code long} key of {@code hash} in the shard of {@code worker}, the caller's
-     * ({@link WorkerHandle}); {@link WorkerHandle#NO_HANDLE} when the caller has not looked it up (nothing else it
-     * did was per worker), and then it is looked up here, once. Threads: any. Progress: lock-free.
+     * The key shard of {@code worker} ({@link WorkerHandle}), created if it does not exist yet: the shard whose
+     * {@link KeyShard#promote} records that worker's keys. {@link WorkerHandle#NO_HANDLE} is the calling thread's
+     * worker, looked up here (the caller's observation needed no worker until now). The facade passes the caller's
+     * own worker; a test may name another (a jcstress actor owns a shard that a fixture filled before it ran).
+     * Threads: any. Progress: blocking the first time for a worker (creation takes a lock), wait-free after.
      */
-    public void promoteLong(long hash, long key, long worker) {
-        worker = known(worker);
-        promote(shardOf(WorkerHandle.id(worker)), hash, worker, key, null, 0, 0, null);
-    }
-
-    /**
-     * Records the byte-string key {@code key[offset, offset + length)}; {@code worker} as for {@link #promoteLong}.
-     * Threads: any. Progress: lock-free.
-     */
-    public void promoteBytes(long hash, MemorySegment key, long offset, long length, long worker) {
-        worker = known(worker);
-        promote(shardOf(WorkerHandle.id(worker)), hash, worker, 0, key, offset, length, null);
-    }
-
-    /**
-     * Records the UTF-8 bytes of {@code key}; {@code worker} as for {@link #promoteLong}. Threads: any. Progress:
-     * lock-free.
-     */
-    public void promoteChars(long hash, CharSequence key, long worker) {
-        worker = known(worker);
-        promote(shardOf(WorkerHandle.id(worker)), hash, worker, 0, null, 0, 0, key);
-    }
-
-    /** {@code worker}, or the calling thread's worker where the caller passed {@link WorkerHandle#NO_HANDLE}. */
-    private long known(long worker) {
-        return worker != WorkerHandle.NO_HANDLE ? worker : workers.current();
-    }
-
-    /**
-     * Tests only (jcstress, stress tests): {@link #promoteLong} into the shard of int worker {@code as} (as
-     * {@link io.hotkeeper.engine.worker.Workers} hands them out), counted for {@code worker}, so that a test
-     * decides which shard an actor owns apart from the stripe it counts in (jcstress actors are pooled threads
-     * whose workers are not known in advance, and a fixture must fill an actor's shard before the actor runs). The
-     * protocol is the production one, line for line; only the shard comes from the caller. The caller must
-     * respect the ownership rule: one thread at a time per worker (the shard's busy word turns a second one
-     * away, as for virtual threads on one carrier). Threads: any. Progress: lock-free.
-     */
-    public void promoteLongAs(int as, long hash, long key, long worker) {
-        promote(shardOf(WorkerHandle.id(as)), hash, worker, key, null, 0, 0, null);
-    }
-
-    /** Tests only: {@link #promoteChars} as worker {@code as}; see {@link #promoteLongAs}. */
-    public void promoteCharsAs(int as, long hash, CharSequence key, long worker) {
-        promote(shardOf(WorkerHandle.id(as)), hash, worker, 0, null, 0, 0, key);
-    }
-
-    /**
-     * Tests only: the shard of worker {@code worker}, created if it does not exist yet (a negative control in the
-     * jcstress module runs a copy of the promotion protocol against it). Threads: any. Progress: blocking the
-     * first time (creation takes a lock), wait-free after.
-     */
-    public KeyShard shardAs(int worker) {
-        int id = shardOf(WorkerHandle.id(worker));
+    public KeyShard shardFor(long worker) {
+        int id = shardOf(WorkerHandle.id(worker != WorkerHandle.NO_HANDLE ? worker : workers.current()));
         KeyShard shard = shards.get(id);
         return shard != null ? shard : create(id);
     }
@@ -173,46 +122,6 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     /** The index of the calling thread's shard (see {@link #shardOf}). */
     private int currentShard() {
         return shardOf(WorkerHandle.id(workers.current()));
-    }
-
-    /**
-     * The promotion protocol for one key, given as a {@code long} (both key objects null), a segment range, or
-     * characters: enter the caller's shard, claim the slot (tracked and promoting bits), insert, store the link,
-     * settle (clear the promoting bit, or undo if the claim was lost).
-     *
-     * <p>Failure: if copying the key throws (a {@code CharSequence} whose {@code charAt} throws, a key segment
-     * whose arena closed), the shard returns the entry to its free list and the claim is undone here before the
-     * exception propagates, so no slot stays tracked without an entry. Re-entry: a {@code charAt} that calls back
-     * into the sketch runs while this shard is busy, so a nested promotion finds it busy and is skipped (counted as
-     * missed; the key's next observation promotes it), and a nested observation of a key in this slot's bucket
-     * cannot claim the slot (the promoting bit) but may replace it, which the settle step detects.
-     */
-    private void promote(int shardIndex, long hash, long worker, long longKey, MemorySegment bytes, long offset,
-                         long length, CharSequence chars) {
-        KeyShard shard = enter(shardIndex, worker);
-        if (shard == null) {
-            return;
-        }
-        long slot = -1;
-        try {
-            slot = slotLinks.claim(hash, CLAIM_ATTEMPTS); // takes the link lock (SlotLinks)
-            if (slot < 0) {
-                return;
-            }
-            long count = countOf(slot);
-            long link = bytes != null ? shard.insertBytes(hash, slot, bytes, offset, length, count)
-                    : chars != null ? shard.insertChars(hash, slot, chars, count)
-                    : shard.insertLong(hash, slot, longKey, count);
-            long claimed = slot;
-            slot = -1; // from here on settle() owns the claim
-            settle(shard, claimed, link, worker);
-        } finally {
-            if (slot >= 0) {
-                // The key could not be copied (the exception propagates): give the claim back.
-                slotLinks.unclaim(slot);
-            }
-            shard.exit();
-        }
     }
 
     /** Shards shared, through the busy gate, by workers without a shard of their own (see {@link #shardOf}). */
@@ -233,50 +142,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return id < regular ? id : regular + Math.floorMod(id * 0x9E3779B9, OVERFLOW_SHARDS);
     }
 
-    private KeyShard enter(int id, long worker) {
-        KeyShard shard = shards.get(id);
-        if (shard == null) {
-            shard = create(id);
-        }
-        if (!shard.tryEnter()) {
-            stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
-            return null;
-        }
-        return shard;
-    }
-
     private synchronized KeyShard create(int id) {
         KeyShard shard = shards.get(id);
         if (shard == null) {
             MemorySegment segment = shardAllocator.apply(shardBytes);
-            shard = new KeyShard(id, segment, capacity, maxKeyBytes, this);
+            shard = new KeyShard(id, segment, capacity, maxKeyBytes, this, slotLinks, stats);
             shards.set(id, shard); // volatile store publishes the initialised shard
         }
         return shard;
-    }
-
-    /**
-     * Ends a promotion whose claim on {@code slot} holds the link lock: stores the link and clears the promoting
-     * bit if the claim is intact, else takes the link back, clears the bit and deletes the stale entry.
-     */
-    private void settle(KeyShard shard, long slot, long link, long worker) {
-        if (link == 0) {
-            // The shard turned the key away (full of heavier keys).
-            slotLinks.unclaim(slot);
-            stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
-            return;
-        }
-        if (slotLinks.settle(slot, link)) {
-            stats.add(worker, StatsLayout.PROMOTIONS, 1);
-        } else {
-            // Replaced meanwhile: our entry named a slot that holds another key. The replacer may have read our
-            // link and handed the entry over already; deleteOwn goes through the same gate, so once either way.
-            shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
-        }
-    }
-
-    private long countOf(long slot) {
-        return TableLayout.count(table.lvSlot(slot));
     }
 
     @Override

@@ -149,6 +149,14 @@ public final class SlotLinks {
     }
 
     /**
+     * The count in the word of the slot at {@code slot} (volatile load): a claimed slot's count, which the key
+     * shard weighs its SIEVE victim against. Threads: any. Progress: wait-free.
+     */
+    public long count(long slot) {
+        return TableLayout.count(table.lvSlot(slot));
+    }
+
+    /**
      * Gives back a claim whose link was never stored: clears T with P if the claim is intact (1 1 -> 0 0), else
      * only P (a replacement cleared T and carried the lock over: 0 1 -> 0 0). Threads: the lock holder.
      * Progress: lock-free.

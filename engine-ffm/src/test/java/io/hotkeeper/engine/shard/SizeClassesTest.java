@@ -96,6 +96,16 @@ class SizeClassesTest {
     }
 
     @Test
+    void aShardWithNoTableBehindItRefusesToPromoteAndStaysUsable() {
+        KeyShard shard = shard(1, 8, 32, new Counts());
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> shard.promote(7L, 7L, null, 0, 0, null, -1L));
+        assertTrue(e.getMessage().contains("no table behind it"), e.getMessage());
+        // The refusal comes before the busy word: the shard is not left entered.
+        assertNotEquals(0, insertLong(shard, 7L, 1));
+    }
+
+    @Test
     void classesFollowTheKeyLength() {
         assertEquals(4, ShardLayout.classes(64));
         assertEquals(40, ShardLayout.entryBytes(0, 64));
