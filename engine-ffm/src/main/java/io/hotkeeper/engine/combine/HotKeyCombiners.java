@@ -24,8 +24,9 @@ import java.util.function.LongFunction;
  * <h2>When</h2>
  * Always, or (auto) once a second thread has observed a hot key: a lone worker's table lines are not written by
  * any other core, so combining would only add the block's line to every miss. Before it engages, an observation
- * goes straight to the table with no worker lookup and no block; one that leaves its key hot compares the calling
- * thread with the first thread that did so (an identity check, no lookup). Blocks are created after engagement,
+ * goes straight to the table with no worker lookup and no block (the facade tests {@link #engaged()} and calls the
+ * table itself); one that leaves its key hot compares the calling thread with the first thread that did so
+ * ({@link #unengaged}: an identity check, no lookup). Blocks are created after engagement,
  * at each worker's first admission.
  *
  * <h2>What is combined</h2>

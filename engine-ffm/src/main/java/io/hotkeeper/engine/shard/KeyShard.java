@@ -146,11 +146,17 @@ public final class KeyShard {
     }
 
     /**
-     * As above, for the table behind {@code slotLinks}: the shard can also {@link #promote} keys, and
-     * counts its promotions in {@code stats}. Threads: the creator, before publishing the shard.
+     * As above, for the table behind {@code slotLinks}: the shard can also {@link #promote} keys, and counts its
+     * promotions in {@code stats}. Threads: the creator, before publishing the shard.
+     *
+     * @throws IllegalArgumentException as above, or if only one of {@code slotLinks} and {@code stats} is given
      */
     public KeyShard(int id, MemorySegment segment, int capacity, int maxKeyBytes, Evictions evictions,
                     SlotLinks slotLinks, StatsStripes stats) {
+        if ((slotLinks == null) != (stats == null)) {
+            throw new IllegalArgumentException("slotLinks=" + slotLinks + ", stats=" + stats
+                    + ": a shard with a table behind it needs both, one without neither");
+        }
         this.id = id;
         this.slotLinks = slotLinks;
         this.stats = stats;
