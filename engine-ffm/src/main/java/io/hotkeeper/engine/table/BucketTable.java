@@ -592,7 +592,7 @@ public final class BucketTable {
             stats.add(worker, StatsLayout.EVICTION_WINS, decrements);
             return 0;
         }
-        // Volatile CAS: with the promoter's volatile link store and re-check (KeyShards.promote), at least one of
+        // Volatile CAS: with the promoter's volatile link store and re-check (KeyShard.promote), at least one of
         // the two sees the other, so a tracked entry is never stranded (Dekker-style, sequentially consistent).
         // The challenger's word is untracked, marked SECOND if the slot is in its second bucket. It keeps the link
         // lock if another thread holds it; if the victim was tracked and unlocked, the same CAS takes the lock for
