@@ -64,10 +64,18 @@ class CombinerFixture {
         return CombinerLayout.setOffset(hash, ENTRIES / CombinerLayout.WAYS - 1);
     }
 
-    /** {@code n} observations of {@code hash} by {@code worker}, before the state is shared. */
+    /**
+     * {@code n} observations of {@code hash} by {@code worker}, each as the facade makes it
+     * ({@code Hotkeeper.observeOne}): through the combiners once engaged, else to the table and then
+     * {@link HotKeyCombiners#unengaged}, the check that engages auto combining.
+     */
     void observe(long hash, long worker, int n) {
         for (int i = 0; i < n; i++) {
-            combiners.observe(hash, worker, table);
+            if (combiners.engaged()) {
+                combiners.observe(hash, worker, table);
+            } else {
+                combiners.unengaged(table.observe(hash, 1, worker));
+            }
         }
     }
 
