@@ -189,9 +189,10 @@ public final class HotKeyCombiners implements PendingCounts {
      * Records one occurrence of the key with hash {@code hash} for {@code worker} (the caller's, or
      * {@link WorkerHandle#NO_HANDLE}: then looked up here), through its block when the key is combined, else
      * through {@code table}. Returns what {@link BucketTable#observe} returns (flags included) when the table was
-     * written, else the worker's view of the key's count (see the class javadoc). For combining that is
+     * written, else the worker's view of the key's count (see the class javadoc). The path once combining is
      * {@link #engaged()}: in auto mode before that, the caller observes {@code table} itself and hands the result
-     * to {@link #unengaged} (called anyway, this combines, which is correct but engages nothing).
+     * to {@link #unengaged}. Called before engagement, it combines all the same (counts stay right), but it never
+     * engages auto combining: only {@link #unengaged} does.
      *
      * <p>Threads: the worker's. Progress: lock-free (blocking once per worker, at its first admission).
      */

@@ -1,5 +1,6 @@
 package io.hotkeeper.engine.shard;
 
+import io.hotkeeper.engine.stats.StatsStripes;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -103,6 +104,11 @@ class SizeClassesTest {
         assertTrue(e.getMessage().contains("no table behind it"), e.getMessage());
         // The refusal comes before the busy word: the shard is not left entered.
         assertNotEquals(0, insertLong(shard, 7L, 1));
+        // A table behind it needs both the slot links and the stats that count its promotions.
+        MemorySegment segment = Arena.ofAuto().allocate(ShardLayout.shardBytesForPages(1, 32), ShardLayout.ALIGNMENT);
+        IllegalArgumentException half = assertThrows(IllegalArgumentException.class,
+                () -> new KeyShard(0, segment, 8, 32, new Counts(), null, StatsStripes.off()));
+        assertTrue(half.getMessage().contains("needs both"), half.getMessage());
     }
 
     @Test
