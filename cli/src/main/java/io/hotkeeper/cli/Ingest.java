@@ -641,6 +641,7 @@ final class Ingest implements AutoCloseable {
                 threads[i] = Thread.ofPlatform().name("hotkeeper-ingest-" + i).start(() -> {
                     try {
                         body.accept(scanner);
+                        scanner.finish();
                     } catch (Throwable t) {
                         failure = t;
                     }

@@ -101,6 +101,15 @@ final class LineScanner {
         this(hk, field, Splitter.single(delimiter), 0, maxLineBytes, maxKeyBytes);
     }
 
+    /**
+     * Called by the scanning thread once its input has ended: lets the sketch carry out the promotions that other
+     * threads handed over to this thread's key shard while it was busy ({@code Hotkeeper.reap}), so that none
+     * waits past the run for a next promotion that never comes.
+     */
+    void finish() {
+        hk.reap();
+    }
+
     /** Observes every line of {@code [start, end)}; a last line without LF counts as a line. */
     void scan(MemorySegment seg, long start, long end) {
         scan(seg, start, end, 0, 0, -1);

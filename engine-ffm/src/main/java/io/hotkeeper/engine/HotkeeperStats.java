@@ -9,9 +9,11 @@ package io.hotkeeper.engine;
  * @param evictionWins     won draws (an occupant was chipped down by one)
  * @param replacements     won draws that took an occupant to zero and handed its slot to the challenger
  * @param saturations      increments that stopped at the maximum count
- * @param promotions       keys recorded in a key shard
- * @param promotionsMissed promotions skipped (shard busy with another virtual thread of its carrier, full of
- *                         entries it could not evict, or the slot changed meanwhile); retried on a later observe
+ * @param promotions       keys recorded in a key shard (a promotion handed over while the shard was busy counts
+ *                         once carried out, in the stripe of the worker that carried it out)
+ * @param promotionsMissed promotions skipped (shard busy with another thread that shares it and no hand-over cell
+ *                         free, full of entries it could not evict, or the slot changed meanwhile); retried on a
+ *                         later observe
  * @param handOffs         tracked entries marked dead and handed to their owner's shard
  * @param combined         observations absorbed by hot-key combiners and since flushed to the table (each flush
  *                         is also one refresh, claim or eviction draw above)

@@ -103,13 +103,14 @@ class MemoryBudgetTest {
     @Test
     void sixteenKiBHoldsAHundredLongKeysInOneSharedShard() throws Exception {
         // The minimum shard: 108 long keys (9 pages of 12 and a spare) beside a table of 80 buckets, 16,384 B in
-        // all; 79 for several writers, whose per-worker salt takes a second counter (128 B, a 64th of the budget at
-        // most) from the room above the minimum.
+        // all; 77 for several writers, whose per-worker salt takes a second counter (128 B, a 64th of the budget at
+        // most) from the room above the minimum, and whose shared shard takes 4 hand-over cells of 64 B from the
+        // table (2 buckets with their links).
         for (int threads : new int[] {1, 2, 8}) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(8).expectedThreads(threads)
                     .seed(threads).build()) {
                 HotkeeperInfo info = hk.info();
-                assertEquals(threads == 1 ? 80 : 79, info.buckets(), info.toString());
+                assertEquals(threads == 1 ? 80 : 77, info.buckets(), info.toString());
                 assertEquals(threads == 1 ? 128L : 256L, info.nativeBytesByPart().get("salt"), info.toString());
                 assertEquals(1, info.shardLimit(), "the workers share one shard: " + info);
                 assertEquals(108, info.shardCapacity(), info.toString());
@@ -134,6 +135,37 @@ class MemoryBudgetTest {
                 () -> Hotkeeper.builder().memory(16 * 1024).k(200).maxKeyBytes(64).build());
         assertTrue(e.getMessage().contains("the minimum is 22016 bytes") && e.getMessage().contains("a shard of 212 keys"),
                 e.getMessage());
+    }
+
+    @Test
+    void aSharedShardGetsHandOverCellsFromTheTableOnly() {
+        // 32 KiB, keys of up to 64 bytes: one shard. Two expected writers share it, so it gets 4 hand-over cells of
+        // 128 B (24 header bytes and 64 key bytes, in 64-byte lines), taken from the table's buckets (and links),
+        // not from the shard; one writer gets none.
+        long[] shard = new long[2];
+        long[] buckets = new long[2];
+        for (int threads = 1; threads <= 2; threads++) {
+            try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(64).expectedThreads(threads)
+                    .saltMode(SaltMode.SHARED).build()) {
+                hk.observe("a key");
+                shard[threads - 1] = hk.info().nativeBytesByPart().get("shard");
+                buckets[threads - 1] = hk.info().buckets();
+                assertEquals(1, hk.info().shardLimit(), hk.info().toString());
+                assertTrue(hk.info().nativeBytes() <= 32 * 1024, hk.info().toString());
+            }
+        }
+        assertEquals(4 * 128, shard[1] - shard[0], "the cells, beside a shard of the same size");
+        assertEquals(4, buckets[0] - buckets[1], "512 B of table and links: 4 buckets");
+        // A table at its smallest gives none: the 16 KiB minimum for k = 100 still holds with two writers.
+        for (int threads = 1; threads <= 2; threads++) {
+            try (Hotkeeper hk = Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(256)
+                    .expectedThreads(threads).build()) {
+                hk.observe("a key");
+                assertEquals(64, hk.info().buckets());
+                shard[threads - 1] = hk.info().nativeBytesByPart().get("shard");
+            }
+        }
+        assertEquals(shard[0], shard[1], "no cells beside the smallest table");
     }
 
     @Test
@@ -183,10 +215,11 @@ class MemoryBudgetTest {
             assertEquals(204, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).expectedThreads(2).build()) {
-            // Two writers: a per-worker salt of two counters (256 B; 128 above the minimum's one).
+            // Two writers: a per-worker salt of two counters (256 B; 128 above the minimum's one), and the shared
+            // shard's 4 hand-over cells (512 B of table and links: 4 buckets).
             assertEquals(SaltMode.PER_WORKER, hk.info().saltMode(), hk.info().toString());
             assertEquals(256L, hk.info().nativeBytesByPart().get("salt"), hk.info().toString());
-            assertEquals(378, hk.info().buckets(), hk.info().toString());
+            assertEquals(374, hk.info().buckets(), hk.info().toString());
             assertEquals(240, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(8).expectedThreads(1).build()) {

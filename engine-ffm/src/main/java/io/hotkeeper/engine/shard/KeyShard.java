@@ -61,6 +61,9 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *     stale link always names a state word, never the middle of another entry's key bytes; a freed entry is
  *     reused by its class, or by a smaller key when that class has no room, at the same position and size.
  *     Eviction for room (not for the entry count) takes only a victim of the needed class or larger.
+ *  7. A shard that several workers share (a memory budget) has hand-over cells: a promotion that finds it busy
+ *     waits in one for the next owner instead of being dropped (HandOverCells), so a key whose whole run comes
+ *     while another worker holds the shard is still tracked.
  *
  * <p>Size: one class on purpose. Every method but the few foreign entry points touches the owner-only state (the
  * SIEVE list, the per-class free lists and pages, the reap cursor), and the ownership rules of docs/shards.md are
@@ -123,6 +126,8 @@ public final class KeyShard {
     private final SlotLinks slotLinks;
     /** Where promotions and missed promotions are counted; null when slotLinks is. */
     private final StatsStripes stats;
+    /** Promotions that found this shard busy, for its next owner; null unless several workers share it. */
+    private final HandOverCells handOver;
     /** Size classes; the largest is {@code classes - 1}. */
     private final int classes;
     private final int pageBytes;
@@ -153,13 +158,30 @@ public final class KeyShard {
      */
     public KeyShard(int id, MemorySegment segment, int capacity, int maxKeyBytes, Evictions evictions,
                     SlotLinks slotLinks, StatsStripes stats) {
+        this(id, segment, capacity, maxKeyBytes, evictions, slotLinks, stats, null);
+    }
+
+    /**
+     * As above, for a shard that several workers share: {@code handOver} (a zeroed segment of 1 to
+     * {@link ShardLayout#MAX_HAND_OVER_CELLS} hand-over cells, {@link HandOverCells}) keeps the promotions that find
+     * the shard busy for its next owner; null drops them, as a shard of one worker does. Threads: the creator,
+     * before publishing the shard.
+     *
+     * @throws IllegalArgumentException as above, or if {@code handOver} is given without a table or holds no cell
+     */
+    public KeyShard(int id, MemorySegment segment, int capacity, int maxKeyBytes, Evictions evictions,
+                    SlotLinks slotLinks, StatsStripes stats, MemorySegment handOver) {
         if ((slotLinks == null) != (stats == null)) {
             throw new IllegalArgumentException("slotLinks=" + slotLinks + ", stats=" + stats
                     + ": a shard with a table behind it needs both, one without neither");
         }
+        if (handOver != null && slotLinks == null) {
+            throw new IllegalArgumentException("hand-over cells need a table behind the shard");
+        }
         this.id = id;
         this.slotLinks = slotLinks;
         this.stats = stats;
+        this.handOver = handOver == null ? null : new HandOverCells(handOver, maxKeyBytes);
         this.segment = segment;
         this.capacity = capacity;
         this.maxKeyBytes = maxKeyBytes;
@@ -232,6 +254,9 @@ public final class KeyShard {
     /** How many times a promotion's claim re-reads a slot word that a concurrent refresh changed. */
     private static final int CLAIM_ATTEMPTS = 4;
 
+    /** {@link #carryOut}, made once: the owner passes it to {@link HandOverCells#takeAll} without allocating. */
+    private final HandOverCells.Taker carryOut = this::carryOut;
+
     /**
      * Promotes the key of {@code hash}, whose table slot just reached the promotion floor: claims the slot
      * ({@link SlotLinks#claim}: tracked and promoting bits, the slot's link lock), copies the key into this shard,
@@ -241,17 +266,20 @@ public final class KeyShard {
      * ({@link io.hotkeeper.engine.worker.WorkerHandle}), counted in its stats stripe; {@code NO_HANDLE} only when
      * stats are off.
      *
-     * <p>Skipped, and counted as missed, when the shard is busy (another thread of its worker is inside, or a
-     * nested call from a key's {@code charAt}) or full of heavier keys; nothing is done when the slot cannot be
-     * claimed (already tracked, replaced, below the floor). Either way the key's next observation tries again. The
-     * order and the Dekker pair with a replacer are docs/shards.md's "The rules" and SlotLinks'.
+     * <p>When the shard is busy (another worker sharing it is inside, or a nested call from a key's
+     * {@code charAt}), handed over to its next owner if it has hand-over cells and one is free
+     * ({@link HandOverCells}), else skipped and counted as missed. Skipped and counted as missed too when the
+     * shard is full of heavier keys; nothing is done when the slot cannot be claimed (already tracked, replaced,
+     * below the floor). Either way the key's next observation tries again. An owner carries out the promotions
+     * handed over to it when it enters and again before it leaves. The order and the Dekker pair with a replacer
+     * are docs/shards.md's "The rules" and SlotLinks'.
      *
      * <p>Failure: if copying the key throws (a {@code CharSequence} whose {@code charAt} throws, a key segment
      * whose arena closed), the insert returns the entry to its free list and the claim is undone here before the
      * exception propagates, so no slot stays tracked without an entry. Re-entry: a {@code charAt} that calls back
-     * into the sketch runs while this shard is busy, so a nested promotion finds it busy and is skipped, and a
-     * nested observation of a key in this slot's bucket cannot claim the slot (the promoting bit) but may replace
-     * it, which the settle step detects.
+     * into the sketch runs while this shard is busy, so a nested promotion finds it busy (and is handed over or
+     * skipped), and a nested observation of a key in this slot's bucket cannot claim the slot (the promoting bit)
+     * but may replace it, which the settle step detects.
      *
      * <p>Threads: any; the facade calls it for the caller's own shard ({@code KeyShards.shardFor}), and the busy
      * word admits one thread at a time. Progress: lock-free.
@@ -264,22 +292,26 @@ public final class KeyShard {
             throw new IllegalStateException("key shard " + id + " has no table behind it: it cannot promote");
         }
         if (!tryEnter()) {
-            stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
+            if (handOver == null || !handOver.offer(hash, longKey, bytes, offset, length, chars)) {
+                stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
+            }
             return;
         }
         long slot = -1;
         try {
+            takeHandOvers(worker);
             slot = slotLinks.claim(hash, CLAIM_ATTEMPTS);
-            if (slot < 0) {
-                return;
+            if (slot >= 0) {
+                long count = slotLinks.count(slot);
+                long link = bytes != null ? insertBytes(hash, slot, bytes, offset, length, count)
+                        : chars != null ? insertChars(hash, slot, chars, count)
+                        : insertLong(hash, slot, longKey, count);
+                long claimed = slot;
+                slot = -1; // from here on settle() owns the claim
+                settle(claimed, link, worker);
             }
-            long count = slotLinks.count(slot);
-            long link = bytes != null ? insertBytes(hash, slot, bytes, offset, length, count)
-                    : chars != null ? insertChars(hash, slot, chars, count)
-                    : insertLong(hash, slot, longKey, count);
-            long claimed = slot;
-            slot = -1; // from here on settle() owns the claim
-            settle(claimed, link, worker);
+            // What was handed over while this promotion ran (a promoter that found the shard busy meanwhile).
+            takeHandOvers(worker);
         } finally {
             if (slot >= 0) {
                 // The key could not be copied (the exception propagates): give the claim back.
@@ -307,6 +339,28 @@ public final class KeyShard {
             // link and handed the entry over already; deleteOwn goes through the same gate, so once either way.
             deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
         }
+    }
+
+    /**
+     * Carries out the promotions other workers handed over while this shard was busy ({@link HandOverCells}).
+     * Threads: the owner. Progress: wait-free (one pass over the cells, each promotion bounded as an insert is).
+     */
+    public void takeHandOvers(long worker) {
+        if (handOver != null) {
+            handOver.takeAll(carryOut, worker);
+        }
+    }
+
+    /** One handed-over promotion: claim, insert the key from its cell, settle. Owner only. */
+    private void carryOut(long hash, MemorySegment cells, long keyOffset, int length, boolean truncated, int kind,
+                          long worker) {
+        long slot = slotLinks.claim(hash, CLAIM_ATTEMPTS);
+        if (slot < 0) {
+            return;
+        }
+        // No user code below: the copy is from our own cell, so nothing can throw between claim and settle.
+        long link = insertCopy(hash, slot, cells, keyOffset, length, truncated, kind, slotLinks.count(slot));
+        settle(slot, link, worker);
     }
 
     // ------------------------------------------------------------------ owner section
@@ -354,6 +408,12 @@ public final class KeyShard {
      */
     public long insertBytes(long hash, long slotOffset, MemorySegment key, long offset, long length, long count) {
         int stored = (int) Math.min(length, maxKeyBytes);
+        return insertCopy(hash, slotOffset, key, offset, stored, stored < length, ShardLayout.KIND_BYTES, count);
+    }
+
+    /** Inserts {@code stored} bytes of {@code key} from {@code offset} as a key of {@code kind}; the link or 0. */
+    private long insertCopy(long hash, long slotOffset, MemorySegment key, long offset, int stored,
+                            boolean truncated, int kind, long count) {
         int entry = allocate(ShardLayout.classFor(stored, maxKeyBytes), count);
         if (entry == NONE) {
             return 0;
@@ -366,7 +426,7 @@ public final class KeyShard {
             abandon(entry);
             throw e;
         }
-        return publish(entry, hash, slotOffset, stored, stored < length, ShardLayout.KIND_BYTES);
+        return publish(entry, hash, slotOffset, stored, truncated, kind);
     }
 
     /**

@@ -48,6 +48,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final int capacity;
     /** Bytes of each shard segment. */
     private final long shardBytes;
+    /** Bytes of each shard's hand-over cells (0: none, each worker has its own shard or drops what finds it busy). */
+    private final long handOverBytes;
     /** Most shards (a memory budget), or 0: one per worker. */
     private final int shardLimit;
     private final int maxKeyBytes;
@@ -65,7 +67,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      */
     public KeyShards(BucketTable table, MemorySegment links, WorkerSpace workers, StatsStripes stats, int capacity,
                      int maxKeyBytes, ExpelledKeyListener listener, LongFunction<MemorySegment> shardAllocator) {
-        this(table, links, workers, stats, capacity, ShardLayout.shardBytes(capacity, maxKeyBytes), 0, maxKeyBytes,
+        this(table, links, workers, stats, capacity, ShardLayout.shardBytes(capacity, maxKeyBytes), 0, 0, maxKeyBytes,
                 listener == null ? null : new ExpelledKeys(listener), shardAllocator, PendingCounts.NONE);
     }
 
@@ -76,10 +78,12 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * of that residue one at a time through the shard's busy gate, exactly as workers whose id is past the last
      * regular shard share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
      * {@code shardBytes} (pages of size-classed entries, {@link ShardLayout}) with at most {@code capacity} entries
-     * in use.
+     * in use. {@code handOverBytes > 0} gives each shard a second segment of that many bytes for hand-over cells
+     * ({@link HandOverCells}: promotions that find the shard busy wait there for its next owner), for shards that
+     * several workers share; 0 gives none.
      */
     public KeyShards(BucketTable table, MemorySegment links, WorkerSpace workers, StatsStripes stats, int capacity,
-                     long shardBytes, int shardLimit,
+                     long shardBytes, int shardLimit, long handOverBytes,
                      int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
         if (shardLimit < 0 || shardLimit > ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS) {
@@ -94,8 +98,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             throw new IllegalArgumentException("shardBytes=" + shardBytes + ": must hold one page, "
                     + ShardLayout.shardBytesForPages(1, maxKeyBytes) + " bytes");
         }
+        if (handOverBytes < 0 || handOverBytes > 0 && (handOverBytes < ShardLayout.handOverCellBytes(maxKeyBytes)
+                || handOverBytes > ShardLayout.MAX_HAND_OVER_CELLS * ShardLayout.handOverCellBytes(maxKeyBytes))) {
+            throw new IllegalArgumentException("handOverBytes=" + handOverBytes + ": must be 0 or hold 1.."
+                    + ShardLayout.MAX_HAND_OVER_CELLS + " cells of " + ShardLayout.handOverCellBytes(maxKeyBytes));
+        }
         this.capacity = capacity;
         this.shardBytes = shardBytes;
+        this.handOverBytes = handOverBytes;
         this.shardLimit = shardLimit;
         this.maxKeyBytes = maxKeyBytes;
         this.expelledKeys = expelledKeys;
@@ -146,7 +156,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         KeyShard shard = shards.get(id);
         if (shard == null) {
             MemorySegment segment = shardAllocator.apply(shardBytes);
-            shard = new KeyShard(id, segment, capacity, maxKeyBytes, this, slotLinks, stats);
+            MemorySegment cells = handOverBytes > 0 ? shardAllocator.apply(handOverBytes) : null;
+            shard = new KeyShard(id, segment, capacity, maxKeyBytes, this, slotLinks, stats, cells);
             shards.set(id, shard); // volatile store publishes the initialised shard
         }
         return shard;
@@ -245,8 +256,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     }
 
     /**
-     * Lets the calling worker reap what was handed to its shard, for an owner that promotes nothing for a while
-     * (an idle thread calls it from its own loop). Threads: the caller acts on its own shard only. Progress:
+     * Lets the calling worker reap what was handed to its shard, and carry out the promotions other workers
+     * handed over to it while it was busy, for an owner that promotes nothing for a while (an idle thread calls it
+     * from its own loop, an ingest thread at its end). Threads: the caller acts on its own shard only. Progress:
      * wait-free (skips a busy shard).
      */
     public void drainCurrent() {
@@ -254,6 +266,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         if (shard != null && shard.tryEnter()) {
             try {
                 shard.drain();
+                shard.takeHandOvers(workers.current());
             } finally {
                 shard.exit();
             }

@@ -77,6 +77,22 @@ package io.hotkeeper.engine.shard;
  *  +--------------+----------------------+-------------------------------------+
  *  0 = no link (generations start at 1). 20 bits of 8-byte words: a shard segment is at most 8 MiB.
  * </pre>
+ *
+ * <h2>Hand-over cells (a segment of their own, only for a shard that several workers share)</h2>
+ * <pre>
+ *  cell i at i x handOverCellBytes(maxKeyBytes)   (each a whole number of 64-byte lines, at most MAX_HAND_OVER_CELLS)
+ *  0        8        16       24
+ *  +--------+--------+--------+-----------------------------------------+
+ *  | state  | hash   | key    | key bytes (maxKeyBytes, rounded up to 8)|
+ *  |        |        | word   |                                         |
+ *  +--------+--------+--------+-----------------------------------------+
+ *  state:    HAND_OVER_EMPTY 0 -> HAND_OVER_FILLING 1 (a promoter that found the shard busy, CAS)
+ *            -> HAND_OVER_FULL 2 (that promoter, release store) -> HAND_OVER_EMPTY (the shard's owner, release
+ *            store, after carrying the promotion out); back to EMPTY from FILLING if copying the key threw.
+ *  key word: keyBits(length, kind) | TRUNCATED, as in a state word.
+ *  hash, key word, key bytes: written by the promoter between its CAS and its release store; read by the owner
+ *            after its acquire load of FULL.
+ * </pre>
  */
 public final class ShardLayout {
     /** Bytes of each header region. */
@@ -351,6 +367,28 @@ public final class ShardLayout {
         }
         long total = (long) Math.ceil(pages) + partial;
         return shardBytesForPages((int) Math.min(total, maxPages(maxKeyBytes)), maxKeyBytes);
+    }
+
+    /** Hand-over cell: its state word. */
+    public static final long HAND_OVER_STATE = 0;
+    /** Hand-over cell: the key's 64-bit hash. */
+    public static final long HAND_OVER_HASH = 8;
+    /** Hand-over cell: the key word ({@link #keyBits} and {@link #TRUNCATED}). */
+    public static final long HAND_OVER_KEY_WORD = 16;
+    /** Hand-over cell: the first key byte. */
+    public static final long HAND_OVER_KEY = 24;
+    /** Hand-over cell state: free. */
+    public static final long HAND_OVER_EMPTY = 0;
+    /** Hand-over cell state: a promoter is copying its key in. */
+    public static final long HAND_OVER_FILLING = 1;
+    /** Hand-over cell state: a promotion waits for the shard's next owner. */
+    public static final long HAND_OVER_FULL = 2;
+    /** Most hand-over cells of one shard. */
+    public static final int MAX_HAND_OVER_CELLS = 4;
+
+    /** Bytes of one hand-over cell for keys of up to {@code maxKeyBytes}: whole 64-byte lines. */
+    public static long handOverCellBytes(int maxKeyBytes) {
+        return (HAND_OVER_KEY + topKeyBytes(maxKeyBytes) + 63) & ~63L;
     }
 
     private static long ceil(long a, long b) {

@@ -1,0 +1,218 @@
+package io.hotkeeper.engine.shard;
+
+import io.hotkeeper.engine.CombiningMode;
+import io.hotkeeper.engine.HeavyHitter;
+import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.HotkeeperInfo;
+import io.hotkeeper.engine.core.Internals;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Promotions that find a shared key shard busy are handed to its next owner ({@link HandOverCells}) instead of
+ * being dropped: a key whose whole run arrives while another worker holds the shard is still listed.
+ */
+class HandOverTest {
+    /** A key whose second pass over its characters (the shard's measure before the copy) waits at a latch. */
+    private static final class PausingChars implements CharSequence {
+        private final String s;
+        private final CountDownLatch inside = new CountDownLatch(1);
+        private final CountDownLatch resume = new CountDownLatch(1);
+        private int calls;
+
+        PausingChars(String s) {
+            this.s = s;
+        }
+
+        @Override
+        public char charAt(int index) {
+            if (++calls == s.length() + 1) { // the first character of the second pass: inside the shard
+                inside.countDown();
+                try {
+                    assertTrue(resume.await(30, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }
+            return s.charAt(index);
+        }
+
+        @Override
+        public int length() {
+            return s.length();
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return s.subSequence(start, end);
+        }
+
+        @Override
+        public String toString() {
+            return s;
+        }
+    }
+
+    /**
+     * Worker A holds the one shard both workers share (paused inside its own promotion) while worker B observes
+     * a key 50 times, its whole run; returns whether the key is listed once A has finished, and its estimate.
+     */
+    private static List<HeavyHitter> runWhileTheShardIsHeld(Hotkeeper hk, String key) throws Exception {
+        assertEquals(1, hk.info().shardLimit(), "one shard for both workers: " + hk.info());
+        PausingChars slow = new PausingChars("the-key-of-worker-a");
+        Thread a = Thread.ofPlatform().start(() -> hk.observe(slow));
+        assertTrue(slow.inside.await(30, TimeUnit.SECONDS), "A is inside the shard");
+        for (int i = 0; i < 50; i++) {
+            hk.observe(key);
+        }
+        assertFalse(hk.contains(key), "not tracked while A holds the shard");
+        slow.resume.countDown();
+        a.join();
+        assertEquals(List.of(), ShardIntegrity.violations(Internals.keyShards(hk)));
+        return hk.topK(10).stream().filter(h -> h.keyAsString().equals(key)).toList();
+    }
+
+    @Test
+    void aKeyWhoseWholeRunComesWhileAnotherWorkerHoldsTheShardIsListed() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
+                .combining(CombiningMode.OFF).seed(11).build()) {
+            List<HeavyHitter> listed = runWhileTheShardIsHeld(hk, "a-run-of-fifty");
+            assertEquals(1, listed.size(), "handed over to A, which carried it out before leaving: " + hk.topK(10));
+            assertEquals(50, listed.getFirst().estimate());
+            assertTrue(hk.contains("the-key-of-worker-a"), "A's own promotion went through too");
+            HotkeeperInfo info = hk.info();
+            assertTrue(info.nativeBytes() <= 32 * 1024, info.toString());
+        }
+    }
+
+    @Test
+    void withoutCellsTheSameRunIsCountedButNotListedUntilItsKeyIsSeenAgain() throws Exception {
+        // One expected writer: the plan gives no hand-over cells, yet a second thread shares the one shard, so its
+        // promotions that find the shard busy are dropped (what every shared shard did before the cells).
+        try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(64).expectedThreads(1)
+                .combining(CombiningMode.OFF).seed(11).build()) {
+            assertEquals(List.of(), runWhileTheShardIsHeld(hk, "a-run-of-fifty"));
+            assertEquals(50, hk.estimate("a-run-of-fifty"), "counted in the table all the same");
+            hk.observe("a-run-of-fifty");
+            assertTrue(hk.contains("a-run-of-fifty"), "its next observation promotes it");
+        }
+    }
+
+    // ------------------------------------------------------------------ the cells alone
+
+    private static HandOverCells cells(Arena arena, int count, int maxKeyBytes) {
+        return new HandOverCells(arena.allocate(count * ShardLayout.handOverCellBytes(maxKeyBytes), 64), maxKeyBytes);
+    }
+
+    private record Taken(long hash, byte[] key, boolean truncated, int kind) {
+    }
+
+    private static List<Taken> takeAll(HandOverCells cells) {
+        List<Taken> out = new ArrayList<>();
+        cells.takeAll((hash, segment, offset, length, truncated, kind, worker) -> {
+            assertEquals(7L, worker);
+            out.add(new Taken(hash, segment.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE),
+                    truncated, kind));
+        }, 7L);
+        return out;
+    }
+
+    @Test
+    void everyKindOfKeyComesOutAsTheShardWouldStoreIt() {
+        try (Arena arena = Arena.ofConfined()) {
+            HandOverCells cells = cells(arena, 4, 16);
+            assertEquals(4, cells.cells());
+            byte[] bytes = "0123456789abcdefXYZ".getBytes(StandardCharsets.UTF_8);
+            assertTrue(cells.offer(1, 0x0807060504030201L, null, 0, 0, null));
+            assertTrue(cells.offer(2, 0, MemorySegment.ofArray(bytes), 3, 5, null));
+            assertTrue(cells.offer(3, 0, MemorySegment.ofArray(bytes), 0, bytes.length, null));
+            assertTrue(cells.offer(4, 0, null, 0, 0, "héllo"));
+            assertEquals(4, cells.waiting());
+            assertFalse(cells.offer(5, 0, null, 0, 0, "no cell left"), "every cell taken");
+            List<Taken> taken = takeAll(cells);
+            assertEquals(0, cells.waiting());
+            assertEquals(4, taken.size());
+            assertEquals(1, taken.get(0).hash());
+            assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, taken.get(0).key());
+            assertEquals(ShardLayout.KIND_LONG, taken.get(0).kind());
+            assertArrayEquals("34567".getBytes(StandardCharsets.UTF_8), taken.get(1).key());
+            assertFalse(taken.get(1).truncated());
+            assertEquals(ShardLayout.KIND_BYTES, taken.get(1).kind());
+            assertArrayEquals("0123456789abcdef".getBytes(StandardCharsets.UTF_8), taken.get(2).key());
+            assertTrue(taken.get(2).truncated(), "19 bytes cut to 16");
+            assertArrayEquals("héllo".getBytes(StandardCharsets.UTF_8), taken.get(3).key());
+            assertEquals(ShardLayout.KIND_TEXT, taken.get(3).kind());
+            assertEquals(List.of(), takeAll(cells), "each promotion carried out once");
+            assertTrue(cells.offer(5, 0, null, 0, 0, "room again"));
+        }
+    }
+
+    @Test
+    void aKeyAlreadyWaitingTakesNoSecondCell() {
+        try (Arena arena = Arena.ofConfined()) {
+            HandOverCells cells = cells(arena, 2, 64);
+            assertTrue(cells.offer(42, 0, null, 0, 0, "k"));
+            assertTrue(cells.offer(42, 0, null, 0, 0, "k"), "its earlier observation waits");
+            assertEquals(1, cells.waiting());
+            assertTrue(cells.offer(43, 0, null, 0, 0, "another"));
+            assertEquals(2, takeAll(cells).size());
+        }
+    }
+
+    @Test
+    void aKeyWhoseCopyThrowsLeavesItsCellFreeAndTheErrorToTheCaller() {
+        CharSequence hostile = new CharSequence() {
+            @Override
+            public int length() {
+                return 4;
+            }
+
+            @Override
+            public char charAt(int index) {
+                throw new IllegalStateException("charAt " + index);
+            }
+
+            @Override
+            public CharSequence subSequence(int start, int end) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        try (Arena arena = Arena.ofConfined()) {
+            HandOverCells cells = cells(arena, 1, 64);
+            assertThrows(IllegalStateException.class, () -> cells.offer(9, 0, null, 0, 0, hostile));
+            assertEquals(0, cells.waiting());
+            assertTrue(cells.offer(10, 0, null, 0, 0, "usable"));
+            // A taker that throws frees the cell all the same (the promotion is dropped, as a skipped one is).
+            assertThrows(IllegalStateException.class, () -> cells.takeAll((h, s, o, l, t, k, w) -> {
+                throw new IllegalStateException("taker");
+            }, 0));
+            assertEquals(0, cells.waiting());
+        }
+    }
+
+    @Test
+    void aSegmentOfNoCellOrTooManyIsRefused() {
+        try (Arena arena = Arena.ofConfined()) {
+            long cell = ShardLayout.handOverCellBytes(8);
+            assertEquals(64, cell);
+            assertThrows(IllegalArgumentException.class, () -> new HandOverCells(arena.allocate(cell - 1), 8));
+            assertThrows(IllegalArgumentException.class, () -> new HandOverCells(
+                    arena.allocate((ShardLayout.MAX_HAND_OVER_CELLS + 1) * cell), 8));
+            assertEquals(320, ShardLayout.handOverCellBytes(256), "24 header bytes and 256 key bytes, in lines");
+        }
+    }
+}
