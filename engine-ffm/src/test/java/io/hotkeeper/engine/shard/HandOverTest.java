@@ -13,7 +13,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -27,53 +26,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * being dropped: a key whose whole run arrives while another worker holds the shard is still listed.
  */
 class HandOverTest {
-    /** A key whose second pass over its characters (the shard's measure before the copy) waits at a latch. */
-    private static final class PausingChars implements CharSequence {
-        private final String s;
-        private final CountDownLatch inside = new CountDownLatch(1);
-        private final CountDownLatch resume = new CountDownLatch(1);
-        private int calls;
-
-        PausingChars(String s) {
-            this.s = s;
-        }
-
-        @Override
-        public char charAt(int index) {
-            if (++calls == s.length() + 1) { // the first character of the second pass: inside the shard
-                inside.countDown();
-                try {
-                    assertTrue(resume.await(30, TimeUnit.SECONDS));
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }
-            return s.charAt(index);
-        }
-
-        @Override
-        public int length() {
-            return s.length();
-        }
-
-        @Override
-        public CharSequence subSequence(int start, int end) {
-            return s.subSequence(start, end);
-        }
-
-        @Override
-        public String toString() {
-            return s;
-        }
-    }
-
     /**
      * Worker A holds the one shard both workers share (paused inside its own promotion) while worker B observes
      * a key 50 times, its whole run; returns whether the key is listed once A has finished, and its estimate.
      */
     private static List<HeavyHitter> runWhileTheShardIsHeld(Hotkeeper hk, String key) throws Exception {
         assertEquals(1, hk.info().shardLimit(), "one shard for both workers: " + hk.info());
-        PausingChars slow = new PausingChars("the-key-of-worker-a");
+        NoHeavyKeyLostTest.PausingChars slow = NoHeavyKeyLostTest.PausingChars.pausing("the-key-of-worker-a");
         Thread a = Thread.ofPlatform().start(() -> hk.observe(slow));
         assertTrue(slow.inside.await(30, TimeUnit.SECONDS), "A is inside the shard");
         for (int i = 0; i < 50; i++) {

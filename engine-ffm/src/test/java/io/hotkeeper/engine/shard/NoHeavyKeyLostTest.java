@@ -60,17 +60,27 @@ class NoHeavyKeyLostTest {
         ShardIntegrity.check(Internals.keyShards(hk));
     }
 
-    /** A key whose second pass over its characters (the copy into the shard) waits at a latch. */
-    private static final class PausingChars implements CharSequence {
+    /**
+     * A key whose second pass over its characters (inside the shard, before the copy) runs {@code onPause}: for
+     * instance {@link #pauseHere}, which waits at a latch (HandOverTest uses it too).
+     */
+    static final class PausingChars implements CharSequence {
         private final String s;
-        private final CountDownLatch inside = new CountDownLatch(1);
-        private final CountDownLatch resume = new CountDownLatch(1);
+        final CountDownLatch inside = new CountDownLatch(1);
+        final CountDownLatch resume = new CountDownLatch(1);
         private final Runnable onPause;
         private int calls;
 
         PausingChars(String s, Runnable onPause) {
             this.s = s;
             this.onPause = onPause;
+        }
+
+        /** A key that pauses itself there until {@link #resume} is counted down. */
+        static PausingChars pausing(String s) {
+            PausingChars[] self = new PausingChars[1];
+            self[0] = new PausingChars(s, () -> self[0].pauseHere());
+            return self[0];
         }
 
         @Override
