@@ -5,6 +5,7 @@ import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperInfo;
 import io.hotkeeper.engine.core.Internals;
+import io.hotkeeper.engine.worker.WorkerHandle;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -68,6 +69,47 @@ class HandOverTest {
             assertEquals(50, hk.estimate("a-run-of-fifty"), "counted in the table all the same");
             hk.observe("a-run-of-fifty");
             assertTrue(hk.contains("a-run-of-fifty"), "its next observation promotes it");
+        }
+    }
+
+    /** Holds the calling thread's (shared) shard while another thread observes {@code key} 5 times. */
+    private static void observeWhileHeld(Hotkeeper hk, String key) throws Exception {
+        KeyShard shard = Internals.keyShards(hk).shardFor(WorkerHandle.NO_HANDLE);
+        assertTrue(shard.tryEnter());
+        try {
+            Thread b = Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < 5; i++) {
+                    hk.observe(key);
+                }
+            });
+            b.join();
+        } finally {
+            shard.exit();
+        }
+        assertFalse(hk.contains(key), "waiting in a cell");
+    }
+
+    @Test
+    void reapCarriesOutWhatWaitsAndAResetLeavesItNothingToClaim() throws Exception {
+        try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
+                .combining(CombiningMode.OFF).seed(5).build()) {
+            hk.observe("creates the shard");
+            observeWhileHeld(hk, "waiting");
+            hk.reap();
+            assertTrue(hk.contains("waiting"), "carried out by the reaping owner");
+            assertEquals(5, hk.estimate("waiting"));
+            // A request still waiting when the table is reset: its slot is gone, so carrying it out claims nothing.
+            observeWhileHeld(hk, "stale");
+            hk.reset();
+            hk.reap();
+            assertFalse(hk.contains("stale"));
+            assertEquals(0, hk.estimate("stale"));
+            assertEquals(List.of(), ShardIntegrity.violations(Internals.keyShards(hk)));
+            // The cells are free again.
+            observeWhileHeld(hk, "after the reset");
+            hk.reap();
+            assertTrue(hk.contains("after the reset"));
+            assertEquals(List.of(), ShardIntegrity.violations(Internals.keyShards(hk)));
         }
     }
 
