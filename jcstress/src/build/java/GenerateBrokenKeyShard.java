@@ -16,11 +16,11 @@ import java.util.regex.Pattern;
  * instead of silently weakening the control):
  * <ol>
  *   <li>package {@code io.hotkeeper.engine.shard} becomes {@code io.hotkeeper.jcstress.shard}, with imports of
- *       {@code ShardLayout} and {@code HandOverCells} (the only package-mates the copy keeps using);</li>
+ *       {@code ShardLayout} and {@code PromotionInbox} (the only package-mates the copy keeps using);</li>
  *   <li>{@code public final class KeyShard} becomes package-private {@code final class BrokenKeyShard}, and every
  *       other {@code KeyShard} identifier is renamed with it;</li>
  *   <li>the promotion section (from its {@code // ---- promotion} rule to the {@code // ---- owner section} rule:
- *       the promote methods, their settle step and the carrying out of handed-over promotions) is removed: it
+ *       the promote methods, their settle step and the carrying out of the inbox's promotions) is removed: it
  *       calls {@code insertChars}, and the controls insert keys and drive the slot-link protocol themselves;</li>
  *   <li>{@code insertChars} (its Javadoc and body) is removed: it needs the engine's package-private
  *       {@code Utf8Writer}, and the controls insert bytes only;</li>
@@ -34,7 +34,7 @@ public final class GenerateBrokenKeyShard {
     static final String TARGET_PACKAGE = """
             package io.hotkeeper.jcstress.shard;
 
-            import io.hotkeeper.engine.shard.HandOverCells;
+            import io.hotkeeper.engine.shard.PromotionInbox;
             import io.hotkeeper.engine.shard.ShardLayout;
             """;
     static final String CLASS_DECLARATION = "\npublic final class KeyShard {\n";

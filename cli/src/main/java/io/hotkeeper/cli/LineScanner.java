@@ -103,7 +103,7 @@ final class LineScanner {
 
     /**
      * Called by the scanning thread once its input has ended: lets the sketch carry out the promotions that other
-     * threads handed over to this thread's key shard while it was busy ({@code Hotkeeper.reap}), so that none
+     * threads left in the inbox of this thread's key shard while it was busy ({@code Hotkeeper.reap}), so that none
      * waits past the run for a next promotion that never comes.
      */
     void finish() {

@@ -313,7 +313,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         long shardBytes = plan != null ? plan.shardBytes() : ShardLayout.shardBytes(capacity, b.maxKeyBytes);
         return new BucketTable(tableSegment, geometry, lottery, salt, stats, b.minCount,
                 t -> shardSets[index] = new KeyShards(t, links, workers, stats, capacity, shardBytes, shardLimit,
-                        plan != null ? plan.handOverBytes() : 0, b.maxKeyBytes,
+                        plan != null ? plan.inboxBytes() : 0, b.maxKeyBytes,
                         expelledKeys,
                         // A shard is created (and zeroed) by its owner's first promotion, so under first-touch its
                         // pages already land on the owner's node; other policies place it there explicitly.
@@ -755,7 +755,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     /**
      * Reaps what other threads' evictions handed to the calling thread's key shard, and carries out the
-     * promotions that other workers sharing that shard handed over while it was busy (a memory budget with fewer
+     * promotions that other workers sharing that shard left in its inbox while it was busy (a memory budget with fewer
      * shards than writers). Owners do both at their own next promotion anyway; a thread that stops promoting (it
      * went idle, or its keys all settled, or its input ended) can call this so that neither waits. Threads: acts
      * on the caller's shard only. Progress: wait-free (skips a busy shard).

@@ -9,9 +9,9 @@ package io.hotkeeper.engine;
  * @param evictionWins     won draws (an occupant was chipped down by one)
  * @param replacements     won draws that took an occupant to zero and handed its slot to the challenger
  * @param saturations      increments that stopped at the maximum count
- * @param promotions       keys recorded in a key shard (a promotion handed over while the shard was busy counts
+ * @param promotions       keys recorded in a key shard (a promotion left in the shard's inbox while it was busy counts
  *                         once carried out, in the stripe of the worker that carried it out)
- * @param promotionsMissed promotions skipped (shard busy with another thread that shares it and no hand-over cell
+ * @param promotionsMissed promotions skipped (shard busy with another thread that shares it and no inbox cell
  *                         free, full of entries it could not evict, or the slot changed meanwhile); retried on a
  *                         later observe
  * @param handOffs         tracked entries marked dead and handed to their owner's shard

@@ -27,8 +27,8 @@ import io.hotkeeper.engine.table.TableLayout;
  *                                          as fit in a quarter of the budget at the preferred capacity); workers
  *                                          share them by worker id modulo the count, one at a time through each
  *                                          shard's busy gate
- *                    + shards x cells x handOverCellBytes
- *                                          hand-over cells of a shard that several writers share: 4, or as many
+ *                    + shards x cells x inboxCellBytes
+ *                                          inbox cells of a shard that several writers share: 4, or as many
  *                                          as the table's buckets above the smallest table hold (a promotion that
  *                                          finds the shard busy waits in one for the shard's next owner)
  * </pre>
@@ -64,10 +64,10 @@ import io.hotkeeper.engine.table.TableLayout;
  * @param shardBytes     bytes of each key shard segment (0 without key shards)
  * @param saltCounters   the per-worker salt's counters granted (1 where none past the first fit, or none was
  *                       asked for)
- * @param handOverBytes  bytes of each key shard's hand-over cells (0: none; see {@code HandOverCells})
+ * @param inboxBytes  bytes of each key shard's inbox cells (0: none; see {@code PromotionInbox})
  */
 record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, int combinerBlocks,
-                  long plannedBytes, long shardBytes, int saltCounters, long handOverBytes) {
+                  long plannedBytes, long shardBytes, int saltCounters, long inboxBytes) {
     /** The per-worker salt's counters past the first take at most this fraction's inverse of the budget. */
     static final long SALT_SHARE_DIVISOR = 64;
 
@@ -161,16 +161,16 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         long bucketAndLinks = keepKeys ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
         long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,
                 (perTable - BucketTable.CONTROL_BYTES - shardShare) / bucketAndLinks));
-        // Hand-over cells where writers share a shard: without them a promotion that finds the shard busy is
+        // Inbox cells where writers share a shard: without them a promotion that finds the shard busy is
         // dropped, and a key whose whole run comes while another writer holds the shard is never listed
         // (docs/shards.md, "Promotions that find the shard busy"). Taken from the table's buckets above the
         // smallest table, never from the shards (where the keys at the top would no longer fit).
-        long handOverBytes = 0;
+        long inboxBytes = 0;
         if (keepKeys && tableWriters > shards) {
-            long cellBytes = ShardLayout.handOverCellBytes(maxKeyBytes);
+            long cellBytes = ShardLayout.inboxCellBytes(maxKeyBytes);
             long spare = (buckets - TableGeometry.MIN_BUCKETS) * bucketAndLinks;
-            handOverBytes = Math.min(ShardLayout.MAX_HAND_OVER_CELLS, spare / (shards * cellBytes)) * cellBytes;
-            buckets -= (shards * handOverBytes + bucketAndLinks - 1) / bucketAndLinks;
+            inboxBytes = Math.min(ShardLayout.MAX_INBOX_CELLS, spare / (shards * cellBytes)) * cellBytes;
+            buckets -= (shards * inboxBytes + bucketAndLinks - 1) / bucketAndLinks;
         }
         long tableBytes = buckets * TableLayout.BUCKET_BYTES;
         int capacity = 0;
@@ -179,7 +179,7 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
             // Each shard takes the pages its share holds; no more keys than the table has slots (a shard never
             // holds more keys than the table tracks).
             long slots = tableBytes / TableLayout.SLOT_BYTES;
-            long share = (perTable - tableAndLinks(tableBytes, keepKeys)) / shards - handOverBytes;
+            long share = (perTable - tableAndLinks(tableBytes, keepKeys)) / shards - inboxBytes;
             int plannedClass = ShardLayout.plannedClass(maxKeyBytes);
             int spares = ShardLayout.plannedSparePages(maxKeyBytes);
             long fit = (long) (ShardLayout.pagesIn(share, maxKeyBytes) - spares)
@@ -193,9 +193,9 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
         }
         long planned = fixedBytes + saltExtra + combinerBlocks * combinerBlockBytes
                 + tables * (tableAndLinks(tableBytes, keepKeys)
-                        + (keepKeys ? shards * (shardBytes + handOverBytes) : 0));
+                        + (keepKeys ? shards * (shardBytes + inboxBytes) : 0));
         return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned, shardBytes, saltCounters,
-                handOverBytes);
+                inboxBytes);
     }
 
     /** Entries a shard needs at least for a top-{@code k}: {@code max(16, k + max(8, k / 16))}. */

@@ -104,7 +104,7 @@ class MemoryBudgetTest {
     void sixteenKiBHoldsAHundredLongKeysInOneSharedShard() throws Exception {
         // The minimum shard: 108 long keys (9 pages of 12 and a spare) beside a table of 80 buckets, 16,384 B in
         // all; 77 for several writers, whose per-worker salt takes a second counter (128 B, a 64th of the budget at
-        // most) from the room above the minimum, and whose shared shard takes 4 hand-over cells of 64 B from the
+        // most) from the room above the minimum, and whose shared shard takes 4 inbox cells of 64 B from the
         // table (2 buckets with their links).
         for (int threads : new int[] {1, 2, 8}) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(16 * 1024).k(100).maxKeyBytes(8).expectedThreads(threads)
@@ -138,8 +138,8 @@ class MemoryBudgetTest {
     }
 
     @Test
-    void aSharedShardGetsHandOverCellsFromTheTableOnly() {
-        // 32 KiB, keys of up to 64 bytes: one shard. Two expected writers share it, so it gets 4 hand-over cells of
+    void aSharedShardGetsInboxCellsFromTheTableOnly() {
+        // 32 KiB, keys of up to 64 bytes: one shard. Two expected writers share it, so it gets 4 inbox cells of
         // 128 B (24 header bytes and 64 key bytes, in 64-byte lines), taken from the table's buckets (and links),
         // not from the shard; one writer gets none.
         long[] shard = new long[2];
@@ -216,7 +216,7 @@ class MemoryBudgetTest {
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).expectedThreads(2).build()) {
             // Two writers: a per-worker salt of two counters (256 B; 128 above the minimum's one), and the shared
-            // shard's 4 hand-over cells (512 B of table and links: 4 buckets).
+            // shard's 4 inbox cells (512 B of table and links: 4 buckets).
             assertEquals(SaltMode.PER_WORKER, hk.info().saltMode(), hk.info().toString());
             assertEquals(256L, hk.info().nativeBytesByPart().get("salt"), hk.info().toString());
             assertEquals(374, hk.info().buckets(), hk.info().toString());

@@ -61,8 +61,8 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *     stale link always names a state word, never the middle of another entry's key bytes; a freed entry is
  *     reused by its class, or by a smaller key when that class has no room, at the same position and size.
  *     Eviction for room (not for the entry count) takes only a victim of the needed class or larger.
- *  7. A shard that several workers share (a memory budget) has hand-over cells: a promotion that finds it busy
- *     waits in one for the next owner instead of being dropped (HandOverCells), so a key whose whole run comes
+ *  7. A shard that several workers share (a memory budget) has inbox cells: a promotion that finds it busy
+ *     waits in one for the next owner instead of being dropped (PromotionInbox), so a key whose whole run comes
  *     while another worker holds the shard is still tracked.
  *
  * <p>Size: one class on purpose. Every method but the few foreign entry points touches the owner-only state (the
@@ -127,7 +127,7 @@ public final class KeyShard {
     /** Where promotions and missed promotions are counted; null when slotLinks is. */
     private final StatsStripes stats;
     /** Promotions that found this shard busy, for its next owner; null unless several workers share it. */
-    private final HandOverCells handOver;
+    private final PromotionInbox inbox;
     /** Size classes; the largest is {@code classes - 1}. */
     private final int classes;
     private final int pageBytes;
@@ -162,26 +162,26 @@ public final class KeyShard {
     }
 
     /**
-     * As above, for a shard that several workers share: {@code handOver} (a zeroed segment of 1 to
-     * {@link ShardLayout#MAX_HAND_OVER_CELLS} hand-over cells, {@link HandOverCells}) keeps the promotions that find
+     * As above, for a shard that several workers share: {@code inbox} (a zeroed segment of 1 to
+     * {@link ShardLayout#MAX_INBOX_CELLS} inbox cells, {@link PromotionInbox}) keeps the promotions that find
      * the shard busy for its next owner; null drops them, as a shard of one worker does. Threads: the creator,
      * before publishing the shard.
      *
-     * @throws IllegalArgumentException as above, or if {@code handOver} is given without a table or holds no cell
+     * @throws IllegalArgumentException as above, or if {@code inbox} is given without a table or holds no cell
      */
     public KeyShard(int id, MemorySegment segment, int capacity, int maxKeyBytes, Evictions evictions,
-                    SlotLinks slotLinks, StatsStripes stats, MemorySegment handOver) {
+                    SlotLinks slotLinks, StatsStripes stats, MemorySegment inbox) {
         if ((slotLinks == null) != (stats == null)) {
             throw new IllegalArgumentException("slotLinks=" + slotLinks + ", stats=" + stats
                     + ": a shard with a table behind it needs both, one without neither");
         }
-        if (handOver != null && slotLinks == null) {
-            throw new IllegalArgumentException("hand-over cells need a table behind the shard");
+        if (inbox != null && slotLinks == null) {
+            throw new IllegalArgumentException("inbox cells need a table behind the shard");
         }
         this.id = id;
         this.slotLinks = slotLinks;
         this.stats = stats;
-        this.handOver = handOver == null ? null : new HandOverCells(handOver, maxKeyBytes);
+        this.inbox = inbox == null ? null : new PromotionInbox(inbox, maxKeyBytes);
         this.segment = segment;
         this.capacity = capacity;
         this.maxKeyBytes = maxKeyBytes;
@@ -254,8 +254,8 @@ public final class KeyShard {
     /** How many times a promotion's claim re-reads a slot word that a concurrent refresh changed. */
     private static final int CLAIM_ATTEMPTS = 4;
 
-    /** {@link #carryOut}, made once: the owner passes it to {@link HandOverCells#takeAll} without allocating. */
-    private final HandOverCells.Taker carryOut = this::carryOut;
+    /** {@link #carryOut}, made once: the owner passes it to {@link PromotionInbox#takeAll} without allocating. */
+    private final PromotionInbox.Taker carryOut = this::carryOut;
 
     /**
      * Promotes the key of {@code hash}, whose table slot just reached the promotion floor: claims the slot
@@ -267,17 +267,17 @@ public final class KeyShard {
      * stats are off.
      *
      * <p>When the shard is busy (another worker sharing it is inside, or a nested call from a key's
-     * {@code charAt}), handed over to its next owner if it has hand-over cells and one is free
-     * ({@link HandOverCells}), else skipped and counted as missed. Skipped and counted as missed too when the
+     * {@code charAt}), left in its inbox for its next owner if it has one and a cell is free
+     * ({@link PromotionInbox}), else skipped and counted as missed. Skipped and counted as missed too when the
      * shard is full of heavier keys; nothing is done when the slot cannot be claimed (already tracked, replaced,
      * below the floor). Either way the key's next observation tries again. An owner carries out the promotions
-     * handed over to it when it enters and again before it leaves. The order and the Dekker pair with a replacer
+     * left in its inbox when it enters and again before it leaves. The order and the Dekker pair with a replacer
      * are docs/shards.md's "The rules" and SlotLinks'.
      *
      * <p>Failure: if copying the key throws (a {@code CharSequence} whose {@code charAt} throws, a key segment
      * whose arena closed), the insert returns the entry to its free list and the claim is undone here before the
      * exception propagates, so no slot stays tracked without an entry. Re-entry: a {@code charAt} that calls back
-     * into the sketch runs while this shard is busy, so a nested promotion finds it busy (and is handed over or
+     * into the sketch runs while this shard is busy, so a nested promotion finds it busy (and waits in the inbox or is
      * skipped), and a nested observation of a key in this slot's bucket cannot claim the slot (the promoting bit)
      * but may replace it, which the settle step detects.
      *
@@ -292,14 +292,14 @@ public final class KeyShard {
             throw new IllegalStateException("key shard " + id + " has no table behind it: it cannot promote");
         }
         if (!tryEnter()) {
-            if (handOver == null || !handOver.offer(hash, longKey, bytes, offset, length, chars)) {
+            if (inbox == null || !inbox.offer(hash, longKey, bytes, offset, length, chars)) {
                 stats.add(worker, StatsLayout.PROMOTIONS_MISSED, 1);
             }
             return;
         }
         long slot = -1;
         try {
-            takeHandOvers(worker);
+            takeInbox(worker);
             slot = slotLinks.claim(hash, CLAIM_ATTEMPTS);
             if (slot >= 0) {
                 long count = slotLinks.count(slot);
@@ -310,8 +310,8 @@ public final class KeyShard {
                 slot = -1; // from here on settle() owns the claim
                 settle(claimed, link, worker);
             }
-            // What was handed over while this promotion ran (a promoter that found the shard busy meanwhile).
-            takeHandOvers(worker);
+            // What was left in the inbox while this promotion ran (a promoter that found the shard busy meanwhile).
+            takeInbox(worker);
         } finally {
             if (slot >= 0) {
                 // The key could not be copied (the exception propagates): give the claim back.
@@ -342,16 +342,16 @@ public final class KeyShard {
     }
 
     /**
-     * Carries out the promotions other workers handed over while this shard was busy ({@link HandOverCells}).
+     * Carries out the promotions other workers left in this shard's inbox while it was busy ({@link PromotionInbox}).
      * Threads: the owner. Progress: wait-free (one pass over the cells, each promotion bounded as an insert is).
      */
-    public void takeHandOvers(long worker) {
-        if (handOver != null) {
-            handOver.takeAll(carryOut, worker);
+    public void takeInbox(long worker) {
+        if (inbox != null) {
+            inbox.takeAll(carryOut, worker);
         }
     }
 
-    /** One handed-over promotion: claim, insert the key from its cell, settle. Owner only. */
+    /** One promotion from the inbox: claim, insert the key from its cell, settle. Owner only. */
     private void carryOut(long hash, MemorySegment cells, long keyOffset, int length, boolean truncated, int kind,
                           long worker) {
         long slot = slotLinks.claim(hash, CLAIM_ATTEMPTS);

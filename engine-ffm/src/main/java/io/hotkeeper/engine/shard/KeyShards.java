@@ -48,8 +48,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final int capacity;
     /** Bytes of each shard segment. */
     private final long shardBytes;
-    /** Bytes of each shard's hand-over cells (0: none, each worker has its own shard or drops what finds it busy). */
-    private final long handOverBytes;
+    /** Bytes of each shard's inbox cells (0: none, each worker has its own shard or drops what finds it busy). */
+    private final long inboxBytes;
     /** Most shards (a memory budget), or 0: one per worker. */
     private final int shardLimit;
     private final int maxKeyBytes;
@@ -78,12 +78,12 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * of that residue one at a time through the shard's busy gate, exactly as workers whose id is past the last
      * regular shard share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
      * {@code shardBytes} (pages of size-classed entries, {@link ShardLayout}) with at most {@code capacity} entries
-     * in use. {@code handOverBytes > 0} gives each shard a second segment of that many bytes for hand-over cells
-     * ({@link HandOverCells}: promotions that find the shard busy wait there for its next owner), for shards that
+     * in use. {@code inboxBytes > 0} gives each shard a second segment of that many bytes for inbox cells
+     * ({@link PromotionInbox}: promotions that find the shard busy wait there for its next owner), for shards that
      * several workers share; 0 gives none.
      */
     public KeyShards(BucketTable table, MemorySegment links, WorkerSpace workers, StatsStripes stats, int capacity,
-                     long shardBytes, int shardLimit, long handOverBytes,
+                     long shardBytes, int shardLimit, long inboxBytes,
                      int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
         if (shardLimit < 0 || shardLimit > ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS) {
@@ -98,14 +98,14 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
             throw new IllegalArgumentException("shardBytes=" + shardBytes + ": must hold one page, "
                     + ShardLayout.shardBytesForPages(1, maxKeyBytes) + " bytes");
         }
-        if (handOverBytes < 0 || handOverBytes > 0 && (handOverBytes < ShardLayout.handOverCellBytes(maxKeyBytes)
-                || handOverBytes > ShardLayout.MAX_HAND_OVER_CELLS * ShardLayout.handOverCellBytes(maxKeyBytes))) {
-            throw new IllegalArgumentException("handOverBytes=" + handOverBytes + ": must be 0 or hold 1.."
-                    + ShardLayout.MAX_HAND_OVER_CELLS + " cells of " + ShardLayout.handOverCellBytes(maxKeyBytes));
+        if (inboxBytes < 0 || inboxBytes > 0 && (inboxBytes < ShardLayout.inboxCellBytes(maxKeyBytes)
+                || inboxBytes > ShardLayout.MAX_INBOX_CELLS * ShardLayout.inboxCellBytes(maxKeyBytes))) {
+            throw new IllegalArgumentException("inboxBytes=" + inboxBytes + ": must be 0 or hold 1.."
+                    + ShardLayout.MAX_INBOX_CELLS + " cells of " + ShardLayout.inboxCellBytes(maxKeyBytes));
         }
         this.capacity = capacity;
         this.shardBytes = shardBytes;
-        this.handOverBytes = handOverBytes;
+        this.inboxBytes = inboxBytes;
         this.shardLimit = shardLimit;
         this.maxKeyBytes = maxKeyBytes;
         this.expelledKeys = expelledKeys;
@@ -156,7 +156,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         KeyShard shard = shards.get(id);
         if (shard == null) {
             MemorySegment segment = shardAllocator.apply(shardBytes);
-            MemorySegment cells = handOverBytes > 0 ? shardAllocator.apply(handOverBytes) : null;
+            MemorySegment cells = inboxBytes > 0 ? shardAllocator.apply(inboxBytes) : null;
             shard = new KeyShard(id, segment, capacity, maxKeyBytes, this, slotLinks, stats, cells);
             shards.set(id, shard); // volatile store publishes the initialised shard
         }
@@ -257,7 +257,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
 
     /**
      * Lets the calling worker reap what was handed to its shard, and carry out the promotions other workers
-     * handed over to it while it was busy, for an owner that promotes nothing for a while (an idle thread calls it
+     * left in its inbox while it was busy, for an owner that promotes nothing for a while (an idle thread calls it
      * from its own loop, an ingest thread at its end). Threads: the caller acts on its own shard only. Progress:
      * wait-free (skips a busy shard).
      */
@@ -266,7 +266,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         if (shard != null && shard.tryEnter()) {
             try {
                 shard.drain();
-                shard.takeHandOvers(workers.current());
+                shard.takeInbox(workers.current());
             } finally {
                 shard.exit();
             }

@@ -78,16 +78,16 @@ package io.hotkeeper.engine.shard;
  *  0 = no link (generations start at 1). 20 bits of 8-byte words: a shard segment is at most 8 MiB.
  * </pre>
  *
- * <h2>Hand-over cells (a segment of their own, only for a shard that several workers share)</h2>
+ * <h2>Inbox cells (a segment of their own, only for a shard that several workers share)</h2>
  * <pre>
- *  cell i at i x handOverCellBytes(maxKeyBytes)   (each a whole number of 64-byte lines, at most MAX_HAND_OVER_CELLS)
+ *  cell i at i x inboxCellBytes(maxKeyBytes)   (each a whole number of 64-byte lines, at most MAX_INBOX_CELLS)
  *  0        8        16       24
  *  +--------+--------+--------+-----------------------------------------+
  *  | state  | hash   | key    | key bytes (maxKeyBytes, rounded up to 8)|
  *  |        |        | word   |                                         |
  *  +--------+--------+--------+-----------------------------------------+
- *  state:    HAND_OVER_EMPTY 0 -> HAND_OVER_FILLING 1 (a promoter that found the shard busy, CAS)
- *            -> HAND_OVER_FULL 2 (that promoter, release store) -> HAND_OVER_EMPTY (the shard's owner, release
+ *  state:    INBOX_EMPTY 0 -> INBOX_FILLING 1 (a promoter that found the shard busy, CAS)
+ *            -> INBOX_FULL 2 (that promoter, release store) -> INBOX_EMPTY (the shard's owner, release
  *            store, after carrying the promotion out); back to EMPTY from FILLING if copying the key threw.
  *  key word: keyBits(length, kind) | TRUNCATED, as in a state word.
  *  hash, key word, key bytes: written by the promoter between its CAS and its release store; read by the owner
@@ -369,26 +369,26 @@ public final class ShardLayout {
         return shardBytesForPages((int) Math.min(total, maxPages(maxKeyBytes)), maxKeyBytes);
     }
 
-    /** Hand-over cell: its state word. */
-    public static final long HAND_OVER_STATE = 0;
-    /** Hand-over cell: the key's 64-bit hash. */
-    public static final long HAND_OVER_HASH = 8;
-    /** Hand-over cell: the key word ({@link #keyBits} and {@link #TRUNCATED}). */
-    public static final long HAND_OVER_KEY_WORD = 16;
-    /** Hand-over cell: the first key byte. */
-    public static final long HAND_OVER_KEY = 24;
-    /** Hand-over cell state: free. */
-    public static final long HAND_OVER_EMPTY = 0;
-    /** Hand-over cell state: a promoter is copying its key in. */
-    public static final long HAND_OVER_FILLING = 1;
-    /** Hand-over cell state: a promotion waits for the shard's next owner. */
-    public static final long HAND_OVER_FULL = 2;
-    /** Most hand-over cells of one shard. */
-    public static final int MAX_HAND_OVER_CELLS = 4;
+    /** Inbox cell: its state word. */
+    public static final long INBOX_STATE = 0;
+    /** Inbox cell: the key's 64-bit hash. */
+    public static final long INBOX_HASH = 8;
+    /** Inbox cell: the key word ({@link #keyBits} and {@link #TRUNCATED}). */
+    public static final long INBOX_KEY_WORD = 16;
+    /** Inbox cell: the first key byte. */
+    public static final long INBOX_KEY = 24;
+    /** Inbox cell state: free. */
+    public static final long INBOX_EMPTY = 0;
+    /** Inbox cell state: a promoter is copying its key in. */
+    public static final long INBOX_FILLING = 1;
+    /** Inbox cell state: a promotion waits for the shard's next owner. */
+    public static final long INBOX_FULL = 2;
+    /** Most inbox cells of one shard. */
+    public static final int MAX_INBOX_CELLS = 4;
 
-    /** Bytes of one hand-over cell for keys of up to {@code maxKeyBytes}: whole 64-byte lines. */
-    public static long handOverCellBytes(int maxKeyBytes) {
-        return (HAND_OVER_KEY + topKeyBytes(maxKeyBytes) + 63) & ~63L;
+    /** Bytes of one inbox cell for keys of up to {@code maxKeyBytes}: whole 64-byte lines. */
+    public static long inboxCellBytes(int maxKeyBytes) {
+        return (INBOX_KEY + topKeyBytes(maxKeyBytes) + 63) & ~63L;
     }
 
     private static long ceil(long a, long b) {

@@ -62,7 +62,7 @@ class NoHeavyKeyLostTest {
 
     /**
      * A key whose second pass over its characters (inside the shard, before the copy) runs {@code onPause}: for
-     * instance {@link #pauseHere}, which waits at a latch (HandOverTest uses it too).
+     * instance {@link #pauseHere}, which waits at a latch (PromotionInboxTest uses it too).
      */
     static final class PausingChars implements CharSequence {
         private final String s;

@@ -23,10 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Promotions that find a shared key shard busy are handed to its next owner ({@link HandOverCells}) instead of
+ * Promotions that find a shared key shard busy are handed to its next owner ({@link PromotionInbox}) instead of
  * being dropped: a key whose whole run arrives while another worker holds the shard is still listed.
  */
-class HandOverTest {
+class PromotionInboxTest {
     /**
      * Worker A holds the one shard both workers share (paused inside its own promotion) while worker B observes
      * a key 50 times, its whole run; returns whether the key is listed once A has finished, and its estimate.
@@ -51,7 +51,8 @@ class HandOverTest {
         try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
                 .combining(CombiningMode.OFF).seed(11).build()) {
             List<HeavyHitter> listed = runWhileTheShardIsHeld(hk, "a-run-of-fifty");
-            assertEquals(1, listed.size(), "handed over to A, which carried it out before leaving: " + hk.topK(10));
+            assertEquals(1, listed.size(), "left in the inbox for A, which carried it out before leaving: "
+                    + hk.topK(10));
             assertEquals(50, listed.getFirst().estimate());
             assertTrue(hk.contains("the-key-of-worker-a"), "A's own promotion went through too");
             HotkeeperInfo info = hk.info();
@@ -61,7 +62,7 @@ class HandOverTest {
 
     @Test
     void withoutCellsTheSameRunIsCountedButNotListedUntilItsKeyIsSeenAgain() throws Exception {
-        // One expected writer: the plan gives no hand-over cells, yet a second thread shares the one shard, so its
+        // One expected writer: the plan gives no inbox cells, yet a second thread shares the one shard, so its
         // promotions that find the shard busy are dropped (what every shared shard did before the cells).
         try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(64).expectedThreads(1)
                 .combining(CombiningMode.OFF).seed(11).build()) {
@@ -115,14 +116,14 @@ class HandOverTest {
 
     // ------------------------------------------------------------------ the cells alone
 
-    private static HandOverCells cells(Arena arena, int count, int maxKeyBytes) {
-        return new HandOverCells(arena.allocate(count * ShardLayout.handOverCellBytes(maxKeyBytes), 64), maxKeyBytes);
+    private static PromotionInbox cells(Arena arena, int count, int maxKeyBytes) {
+        return new PromotionInbox(arena.allocate(count * ShardLayout.inboxCellBytes(maxKeyBytes), 64), maxKeyBytes);
     }
 
     private record Taken(long hash, byte[] key, boolean truncated, int kind) {
     }
 
-    private static List<Taken> takeAll(HandOverCells cells) {
+    private static List<Taken> takeAll(PromotionInbox cells) {
         List<Taken> out = new ArrayList<>();
         cells.takeAll((hash, segment, offset, length, truncated, kind, worker) -> {
             assertEquals(7L, worker);
@@ -135,7 +136,7 @@ class HandOverTest {
     @Test
     void everyKindOfKeyComesOutAsTheShardWouldStoreIt() {
         try (Arena arena = Arena.ofConfined()) {
-            HandOverCells cells = cells(arena, 4, 16);
+            PromotionInbox cells = cells(arena, 4, 16);
             assertEquals(4, cells.cells());
             byte[] bytes = "0123456789abcdefXYZ".getBytes(StandardCharsets.UTF_8);
             assertTrue(cells.offer(1, 0x0807060504030201L, null, 0, 0, null));
@@ -165,7 +166,7 @@ class HandOverTest {
     @Test
     void aKeyAlreadyWaitingTakesNoSecondCell() {
         try (Arena arena = Arena.ofConfined()) {
-            HandOverCells cells = cells(arena, 2, 64);
+            PromotionInbox cells = cells(arena, 2, 64);
             assertTrue(cells.offer(42, 0, null, 0, 0, "k"));
             assertTrue(cells.offer(42, 0, null, 0, 0, "k"), "its earlier observation waits");
             assertEquals(1, cells.waiting());
@@ -193,7 +194,7 @@ class HandOverTest {
             }
         };
         try (Arena arena = Arena.ofConfined()) {
-            HandOverCells cells = cells(arena, 1, 64);
+            PromotionInbox cells = cells(arena, 1, 64);
             assertThrows(IllegalStateException.class, () -> cells.offer(9, 0, null, 0, 0, hostile));
             assertEquals(0, cells.waiting());
             assertTrue(cells.offer(10, 0, null, 0, 0, "usable"));
@@ -208,12 +209,12 @@ class HandOverTest {
     @Test
     void aSegmentOfNoCellOrTooManyIsRefused() {
         try (Arena arena = Arena.ofConfined()) {
-            long cell = ShardLayout.handOverCellBytes(8);
+            long cell = ShardLayout.inboxCellBytes(8);
             assertEquals(64, cell);
-            assertThrows(IllegalArgumentException.class, () -> new HandOverCells(arena.allocate(cell - 1), 8));
-            assertThrows(IllegalArgumentException.class, () -> new HandOverCells(
-                    arena.allocate((ShardLayout.MAX_HAND_OVER_CELLS + 1) * cell), 8));
-            assertEquals(320, ShardLayout.handOverCellBytes(256), "24 header bytes and 256 key bytes, in lines");
+            assertThrows(IllegalArgumentException.class, () -> new PromotionInbox(arena.allocate(cell - 1), 8));
+            assertThrows(IllegalArgumentException.class, () -> new PromotionInbox(
+                    arena.allocate((ShardLayout.MAX_INBOX_CELLS + 1) * cell), 8));
+            assertEquals(320, ShardLayout.inboxCellBytes(256), "24 header bytes and 256 key bytes, in lines");
         }
     }
 }

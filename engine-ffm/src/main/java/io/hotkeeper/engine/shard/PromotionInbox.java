@@ -6,8 +6,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * The promotions that found their key shard busy, handed to its next owner instead of being dropped: a few cells
- * (ShardLayout, "Hand-over cells"), only for a shard that several workers share (a memory budget with fewer
+ * A key shard's inbox: the promotions that found the shard busy wait here for its next owner instead of being
+ * dropped. A few cells (ShardLayout, "Inbox cells"), only for a shard that several workers share (a memory budget with fewer
  * shards than writers). Without them a promoter that meets the busy gate skips its promotion and relies on the
  * key's next observation; a key that arrives in one run while another worker holds the shard (a long eviction
  * walk, a preempted owner, code not compiled yet) would be counted in the table but never listed.
@@ -20,13 +20,13 @@ import java.nio.ByteOrder;
  * as a promotion does, so a request that has gone stale (the key tracked meanwhile, its slot replaced, its count
  * below the floor after a reset) claims nothing.
  */
-public final class HandOverCells {
+public final class PromotionInbox {
     /** Coordinates (MemorySegment, long byteOffset). */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final ValueLayout.OfLong KEY_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    /** What the shard's owner does with one handed-over promotion. */
+    /** What the shard's owner does with one promotion from the inbox. */
     @FunctionalInterface
     public interface Taker {
         /**
@@ -49,14 +49,14 @@ public final class HandOverCells {
      * Threads: the creator, before publishing the shard.
      *
      * @throws IllegalArgumentException if the segment holds no cell or more than
-     *                                  {@link ShardLayout#MAX_HAND_OVER_CELLS}
+     *                                  {@link ShardLayout#MAX_INBOX_CELLS}
      */
-    public HandOverCells(MemorySegment segment, int maxKeyBytes) {
-        this.cellBytes = ShardLayout.handOverCellBytes(maxKeyBytes);
+    public PromotionInbox(MemorySegment segment, int maxKeyBytes) {
+        this.cellBytes = ShardLayout.inboxCellBytes(maxKeyBytes);
         long count = segment.byteSize() / cellBytes;
-        if (count < 1 || count > ShardLayout.MAX_HAND_OVER_CELLS) {
-            throw new IllegalArgumentException("hand-over segment: size=" + segment.byteSize() + ": must hold 1.."
-                    + ShardLayout.MAX_HAND_OVER_CELLS + " cells of " + cellBytes + " bytes");
+        if (count < 1 || count > ShardLayout.MAX_INBOX_CELLS) {
+            throw new IllegalArgumentException("inbox segment: size=" + segment.byteSize() + ": must hold 1.."
+                    + ShardLayout.MAX_INBOX_CELLS + " cells of " + cellBytes + " bytes");
         }
         this.segment = segment;
         this.cells = (int) count;
@@ -69,10 +69,11 @@ public final class HandOverCells {
     }
 
     /**
-     * Hands over the promotion of the key of {@code hash}: {@code longKey} when {@code bytes} and {@code chars}
-     * are both null, else {@code bytes[offset, offset + length)}, else the UTF-8 bytes of {@code chars} (as
-     * {@code KeyShard.promote} takes it), truncated to maxKeyBytes. True if a cell now holds it, or already held
-     * it (the key's earlier observation, waiting: one cell per key is enough); false if every cell is taken.
+     * Leaves the promotion of the key of {@code hash} in the inbox: {@code longKey} when {@code bytes} and
+     * {@code chars} are both null, else {@code bytes[offset, offset + length)}, else the UTF-8 bytes of
+     * {@code chars} (as {@code KeyShard.promote} takes it), truncated to maxKeyBytes. True if a cell now holds it,
+     * or already held it (the key's earlier observation, waiting: one cell per key is enough); false if every
+     * cell is taken.
      *
      * <p>Failure: if copying the key throws (a {@code charAt} that throws, a key segment whose arena closed), the
      * cell is freed and the exception propagates. Re-entry: a {@code charAt} that calls back into the sketch and
@@ -87,8 +88,8 @@ public final class HandOverCells {
             // Acquire: a FULL cell's hash is the one its promoter published. A cell taken and refilled between
             // the two loads gives a stale answer at worst, as a dropped promotion would: the key's next
             // observation tries again.
-            if ((long) LONG.getAcquire(segment, cell + ShardLayout.HAND_OVER_STATE) == ShardLayout.HAND_OVER_FULL
-                    && (long) LONG.get(segment, cell + ShardLayout.HAND_OVER_HASH) == hash) {
+            if ((long) LONG.getAcquire(segment, cell + ShardLayout.INBOX_STATE) == ShardLayout.INBOX_FULL
+                    && (long) LONG.get(segment, cell + ShardLayout.INBOX_HASH) == hash) {
                 return true;
             }
         }
@@ -96,20 +97,20 @@ public final class HandOverCells {
             long cell = i * cellBytes;
             // Volatile CAS: pairs with the owner's release store of EMPTY, so its reads of the cell's previous
             // request come before the writes below.
-            if (!LONG.compareAndSet(segment, cell + ShardLayout.HAND_OVER_STATE, ShardLayout.HAND_OVER_EMPTY,
-                    ShardLayout.HAND_OVER_FILLING)) {
+            if (!LONG.compareAndSet(segment, cell + ShardLayout.INBOX_STATE, ShardLayout.INBOX_EMPTY,
+                    ShardLayout.INBOX_FILLING)) {
                 continue;
             }
             boolean filled = false;
             try {
-                long keyWord = copyKey(cell + ShardLayout.HAND_OVER_KEY, longKey, bytes, offset, length, chars);
-                LONG.set(segment, cell + ShardLayout.HAND_OVER_HASH, hash);
-                LONG.set(segment, cell + ShardLayout.HAND_OVER_KEY_WORD, keyWord);
+                long keyWord = copyKey(cell + ShardLayout.INBOX_KEY, longKey, bytes, offset, length, chars);
+                LONG.set(segment, cell + ShardLayout.INBOX_HASH, hash);
+                LONG.set(segment, cell + ShardLayout.INBOX_KEY_WORD, keyWord);
                 filled = true;
             } finally {
                 // Release: the hash, key word and key bytes are visible to an owner whose acquire load sees FULL.
-                LONG.setRelease(segment, cell + ShardLayout.HAND_OVER_STATE,
-                        filled ? ShardLayout.HAND_OVER_FULL : ShardLayout.HAND_OVER_EMPTY);
+                LONG.setRelease(segment, cell + ShardLayout.INBOX_STATE,
+                        filled ? ShardLayout.INBOX_FULL : ShardLayout.INBOX_EMPTY);
             }
             return true;
         }
@@ -141,7 +142,7 @@ public final class HandOverCells {
     }
 
     /**
-     * Carries out every handed-over promotion through {@code taker} and frees its cell; returns how many there
+     * Carries out every promotion in the inbox through {@code taker} and frees its cell; returns how many there
      * were. A cell is freed even if the taker throws (the promotion is then dropped, as a skipped one would be).
      *
      * <p>Threads: the shard's owner only (inside its busy gate). Progress: wait-free (one pass over the cells;
@@ -152,17 +153,17 @@ public final class HandOverCells {
         for (int i = 0; i < cells; i++) {
             long cell = i * cellBytes;
             // Acquire: pairs with the promoter's release store of FULL.
-            if ((long) LONG.getAcquire(segment, cell + ShardLayout.HAND_OVER_STATE) != ShardLayout.HAND_OVER_FULL) {
+            if ((long) LONG.getAcquire(segment, cell + ShardLayout.INBOX_STATE) != ShardLayout.INBOX_FULL) {
                 continue;
             }
-            long word = (long) LONG.get(segment, cell + ShardLayout.HAND_OVER_KEY_WORD);
+            long word = (long) LONG.get(segment, cell + ShardLayout.INBOX_KEY_WORD);
             try {
-                taker.take((long) LONG.get(segment, cell + ShardLayout.HAND_OVER_HASH), segment,
-                        cell + ShardLayout.HAND_OVER_KEY, ShardLayout.keyLength(word),
+                taker.take((long) LONG.get(segment, cell + ShardLayout.INBOX_HASH), segment,
+                        cell + ShardLayout.INBOX_KEY, ShardLayout.keyLength(word),
                         (word & ShardLayout.TRUNCATED) != 0, ShardLayout.keyKind(word), worker);
             } finally {
                 // Release: the reads above come before the next promoter's writes (its CAS pairs with this store).
-                LONG.setRelease(segment, cell + ShardLayout.HAND_OVER_STATE, ShardLayout.HAND_OVER_EMPTY);
+                LONG.setRelease(segment, cell + ShardLayout.INBOX_STATE, ShardLayout.INBOX_EMPTY);
             }
             taken++;
         }
@@ -174,8 +175,8 @@ public final class HandOverCells {
         int full = 0;
         for (int i = 0; i < cells; i++) {
             // Opaque: a count for tests and integrity checks, no ordering needed.
-            if ((long) LONG.getOpaque(segment, i * cellBytes + ShardLayout.HAND_OVER_STATE)
-                    == ShardLayout.HAND_OVER_FULL) {
+            if ((long) LONG.getOpaque(segment, i * cellBytes + ShardLayout.INBOX_STATE)
+                    == ShardLayout.INBOX_FULL) {
                 full++;
             }
         }

@@ -1,6 +1,6 @@
 package io.hotkeeper.jcstress.shard;
 
-import io.hotkeeper.engine.shard.HandOverCells;
+import io.hotkeeper.engine.shard.PromotionInbox;
 import io.hotkeeper.engine.shard.ShardLayout;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -17,23 +17,23 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * The hand-over cell of a shared key shard ({@link HandOverCells}): a promoter that found the shard busy copies
+ * The inbox cell of a shared key shard ({@link PromotionInbox}): a promoter that found the shard busy copies
  * its key into a free cell and publishes it with a release store of FULL; the shard's owner takes a FULL cell
  * with an acquire load and frees it with a release store of EMPTY. Whatever the interleaving, the owner (or the
- * next owner, the arbiter) carries out each handed-over key exactly once and reads it whole.
+ * next owner, the arbiter) carries out each key left there exactly once and reads it whole.
  *
  * <p>Codes for what a take saw: 0 nothing, 1 key G whole, 2 key H whole, 4 anything else (a torn key: bytes or
  * hash not yet written).
  *
- * <p>Run: {@code jcstress/run -- -t HandOverCellTest}.
+ * <p>Run: {@code jcstress/run -- -t InboxCellTest}.
  */
-public final class HandOverCellTest {
+public final class InboxCellTest {
     /** Key bytes: long enough that a copy in progress spans several stores. */
     static final int KEY_BYTES = 256;
     static final long HASH_G = 0x6A09E667F3BCC908L;
     static final long HASH_H = 0xBB67AE8584CAA73BL;
 
-    private HandOverCellTest() {
+    private InboxCellTest() {
     }
 
     /** A key of {@link #KEY_BYTES} bytes, each {@code fill}. */
@@ -44,7 +44,7 @@ public final class HandOverCellTest {
     }
 
     /** The code of what one take of {@code cells} saw (see the class comment). */
-    static int take(HandOverCells cells) {
+    static int take(PromotionInbox cells) {
         int[] seen = {0};
         cells.takeAll((hash, segment, offset, length, truncated, kind, worker) ->
                 seen[0] |= code(hash, segment, offset, length, truncated, kind), 0);
@@ -64,11 +64,11 @@ public final class HandOverCellTest {
         return hash == HASH_G ? 1 : 2;
     }
 
-    static HandOverCells oneCell() {
-        return new HandOverCells(Arena.ofAuto().allocate(ShardLayout.handOverCellBytes(KEY_BYTES), 64), KEY_BYTES);
+    static PromotionInbox oneCell() {
+        return new PromotionInbox(Arena.ofAuto().allocate(ShardLayout.inboxCellBytes(KEY_BYTES), 64), KEY_BYTES);
     }
 
-    /** r1: the promoter's offer (1 handed over); r2: what the owner took; r3: what the arbiter took after. */
+    /** r1: the promoter's offer (1 left in the cell); r2: what the owner took; r3: what the arbiter took after. */
     @JCStressTest
     @Description("A promoter hands a key over while the owner takes the cells: read whole, carried out once")
     @Outcome(id = "1, 2, 0", expect = ACCEPTABLE,
@@ -79,7 +79,7 @@ public final class HandOverCellTest {
             desc = "A torn key (FULL seen before its bytes or hash), a key lost, or carried out twice")
     @State
     public static class PromoterVersusOwner {
-        final HandOverCells cells = oneCell();
+        final PromotionInbox cells = oneCell();
         final MemorySegment h = key((byte) 0x22);
 
         @Actor
@@ -113,7 +113,7 @@ public final class HandOverCellTest {
             desc = "G overwritten before it was taken, H lost or torn, or either carried out twice")
     @State
     public static class PromoterVersusFreeing {
-        final HandOverCells cells = oneCell();
+        final PromotionInbox cells = oneCell();
         final MemorySegment h = key((byte) 0x22);
 
         {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Old (b565ec2, /tmp/old.jar) and new (hand-over cells, /tmp/new.jar) benchmark jars alternating over two rounds,
+# Old (b565ec2, /tmp/old.jar) and new (inbox cells, /tmp/new.jar) benchmark jars alternating over two rounds,
 # one thread pinned to CPU 0, 64 KiB, Zipf 1.0: ObserveBenchmark.observe and observeCharSequence (key shards on,
 # one writer: no cells, the promotion code changed only around the busy gate).
 J=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
