@@ -7,7 +7,6 @@ import io.hotkeeper.engine.table.SlotLinks;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 import static io.hotkeeper.engine.shard.ShardLayout.DEAD;
 import static io.hotkeeper.engine.shard.ShardLayout.MEMBER;
@@ -76,7 +75,6 @@ public final class KeyShard {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
-    private static final ValueLayout.OfLong KEY_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** What the shard asks of the table side when it is full. Called by the owner. */
     public interface Evictions {
@@ -391,14 +389,7 @@ public final class KeyShard {
         if (entry == NONE) {
             return 0;
         }
-        long base = ShardLayout.entryOffset(entry);
-        if (length == Long.BYTES) {
-            segment.set(KEY_LONG, base + ShardLayout.KEY, key);
-        } else {
-            for (int i = 0; i < length; i++) {
-                segment.set(ValueLayout.JAVA_BYTE, base + ShardLayout.KEY + i, (byte) (key >>> (8 * i)));
-            }
-        }
+        ShardLayout.putLongKey(segment, ShardLayout.entryOffset(entry) + ShardLayout.KEY, key, length);
         return publish(entry, hash, slotOffset, length, length < Long.BYTES, ShardLayout.KIND_LONG);
     }
 

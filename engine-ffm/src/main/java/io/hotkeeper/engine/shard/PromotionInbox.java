@@ -3,7 +3,6 @@ package io.hotkeeper.engine.shard;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 /**
  * A key shard's inbox: the promotions that found the shard busy wait here for its next owner instead of being
@@ -23,8 +22,6 @@ import java.nio.ByteOrder;
 public final class PromotionInbox {
     /** Coordinates (MemorySegment, long byteOffset). */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final ValueLayout.OfLong KEY_LONG =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** What the shard's owner does with one promotion from the inbox. */
     @FunctionalInterface
@@ -121,13 +118,7 @@ public final class PromotionInbox {
     private long copyKey(long at, long longKey, MemorySegment bytes, long offset, long length, CharSequence chars) {
         if (bytes == null && chars == null) {
             int stored = Math.min(Long.BYTES, maxKeyBytes);
-            if (stored == Long.BYTES) {
-                segment.set(KEY_LONG, at, longKey);
-            } else {
-                for (int i = 0; i < stored; i++) {
-                    segment.set(ValueLayout.JAVA_BYTE, at + i, (byte) (longKey >>> (8 * i)));
-                }
-            }
+            ShardLayout.putLongKey(segment, at, longKey, stored);
             return ShardLayout.keyBits(stored, ShardLayout.KIND_LONG)
                     | (stored < Long.BYTES ? ShardLayout.TRUNCATED : 0);
         }

@@ -386,6 +386,25 @@ public final class ShardLayout {
     /** Most inbox cells of one shard. */
     public static final int MAX_INBOX_CELLS = 4;
 
+    /** A stored {@code long} key's 8 bytes: little-endian, at any byte offset. */
+    private static final java.lang.foreign.ValueLayout.OfLong KEY_LONG =
+            java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * Stores a {@code long} key as a shard keeps it, at {@code at} of {@code segment}: its {@code stored} (at most
+     * 8) low bytes, little-endian (all 8 unless maxKeyBytes is smaller). An entry's key and an inbox cell's key are
+     * written by this one rule. Threads: the writer of that entry or cell. Progress: wait-free.
+     */
+    public static void putLongKey(java.lang.foreign.MemorySegment segment, long at, long key, int stored) {
+        if (stored == Long.BYTES) {
+            segment.set(KEY_LONG, at, key);
+        } else {
+            for (int i = 0; i < stored; i++) {
+                segment.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at + i, (byte) (key >>> (8 * i)));
+            }
+        }
+    }
+
     /** Bytes of one inbox cell for keys of up to {@code maxKeyBytes}: whole 64-byte lines. */
     public static long inboxCellBytes(int maxKeyBytes) {
         return (INBOX_KEY + topKeyBytes(maxKeyBytes) + 63) & ~63L;

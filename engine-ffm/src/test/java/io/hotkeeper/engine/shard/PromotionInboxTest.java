@@ -4,6 +4,7 @@ import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
 import io.hotkeeper.engine.HotkeeperInfo;
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.worker.WorkerHandle;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -27,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * being dropped: a key whose whole run arrives while another worker holds the shard is still listed.
  */
 class PromotionInboxTest {
+    private static final long SECOND = 1_000_000_000L;
     /**
      * Worker A holds the one shard both workers share (paused inside its own promotion) while worker B observes
      * a key 50 times, its whole run; returns whether the key is listed once A has finished, and its estimate.
@@ -70,6 +74,28 @@ class PromotionInboxTest {
             assertEquals(50, hk.estimate("a-run-of-fifty"), "counted in the table all the same");
             hk.observe("a-run-of-fifty");
             assertTrue(hk.contains("a-run-of-fifty"), "its next observation promotes it");
+        }
+    }
+
+    @Test
+    void eachTableOfAWindowHasItsOwnInboxAndARotationLeavesNothingBehind() throws Exception {
+        // Two slices of one second: both writers write the current slice's table (slice 0 at 1,000 s), whose one
+        // shard has its own inbox.
+        AtomicLong now = new AtomicLong(1_000 * SECOND);
+        try (Hotkeeper hk = Hotkeeper.builder().memory(128 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
+                .combining(CombiningMode.OFF).seed(13).partitioning(Partitioning.window(Duration.ofSeconds(2), 2))
+                .clock(now::get).build()) {
+            List<HeavyHitter> listed = runWhileTheShardIsHeld(hk, "a-run-in-slice-0");
+            assertEquals(1, listed.size(), hk.topK(10).toString());
+            assertEquals(50, listed.getFirst().estimate());
+            // Once slice 0 has left the window and its table is recycled, nothing of the run is left anywhere.
+            now.addAndGet(2 * SECOND);
+            hk.observe("in a later slice");
+            assertFalse(hk.contains("a-run-in-slice-0"));
+            assertEquals(0, hk.estimate("a-run-in-slice-0"));
+            for (KeyShards shards : Internals.keyShardSets(hk)) {
+                assertEquals(List.of(), ShardIntegrity.violations(shards));
+            }
         }
     }
 
