@@ -21,7 +21,23 @@ public class Pair {
         for (var e : exact.entrySet()) { long d = e.getValue() - h.estimate(e.getKey()); if (d > wl) { wl = d; worst = e.getKey(); } }
         long hw = hs.hash(worst);
         long b1 = g.bucket(hw), fp = g.fingerprint(hw), b2 = g.alternate(b1, fp);
-        System.out.println("worst lost " + wl + " b1 " + b1 + " b2 " + b2 + " check est " + h.estimate(worst) + " vs hasher? ");
+        System.out.println("worst lost " + wl + " b1 " + b1 + " b2 " + b2 + " estimate " + h.estimate(worst));
+        // The worst key's estimate after each of its arrivals (and the lines between), in a fresh instance.
+        try (Hotkeeper again = Hotkeeper.builder().seed(1).memory(12288).expectedThreads(1).decayBase(1.02)
+                .keepKeys(false).build()) {
+            StringBuilder trace = new StringBuilder("trace: ");
+            int since = 0;
+            for (String l : mine) {
+                again.observe(l);
+                if (l.equals(worst)) {
+                    trace.append(again.estimate(worst)).append('(').append(since).append(") ");
+                    since = 0;
+                } else {
+                    since++;
+                }
+            }
+            System.out.println(trace);
+        }
         // keys mapping to b1 or b2
         for (long b : new long[] {b1, b2}) {
             System.out.println("bucket " + b);
