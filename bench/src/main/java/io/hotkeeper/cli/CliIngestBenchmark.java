@@ -54,7 +54,7 @@ import java.util.concurrent.TimeUnit;
  *       at the same budget: the peer's cost for the same lines.</li>
  *   <li>{@code ingest}: what {@code top} runs: {@link Ingest} cuts the file into line-aligned ranges, its
  *       {@code threads} workers read them into their own buffers and observe every line into a sketch built as
- *       the CLI builds it (4 MiB, k 100,
+ *       the CLI builds it ({@code memory}, 4 MiB by default, k 100,
  *       256-byte keys, the fixed seed; a table per thread unless {@code sharedTable}), fresh for each pass.</li>
  * </ul>
  *
@@ -72,8 +72,6 @@ import java.util.concurrent.TimeUnit;
 public class CliIngestBenchmark {
     /** Lines of the file. */
     public static final int LINES = 3_125_000;
-    /** The sketch's memory budget, the CLI's default ({@code --memory 4m}); the peer gets the same. */
-    public static final long SKETCH_BYTES = 4L << 20;
 
     /** The file, mapped, and a fresh sketch per pass. */
     @State(Scope.Benchmark)
@@ -91,6 +89,10 @@ public class CliIngestBenchmark {
         /** Whether the sketch keeps the real keys of its tracked entries (the CLI's sketch does). */
         @Param({"true"})
         public boolean keyShards;
+
+        /** The sketch's {@code --memory} (the CLI's default, 4 MiB, or a budget where the layouts differ); the peer gets the same. */
+        @Param({"4194304"})
+        public long memory;
 
         Path path;
         Arena arena;
@@ -122,7 +124,7 @@ public class CliIngestBenchmark {
 
         @Setup(Level.Invocation)
         public void freshSketch() {
-            HotkeeperBuilder b = Hotkeeper.builder().seed(TopCommand.DEFAULT_SEED).memory(SKETCH_BYTES)
+            HotkeeperBuilder b = Hotkeeper.builder().seed(TopCommand.DEFAULT_SEED).memory(memory)
                     .expectedThreads(threads).k(100).candidateBuckets(candidates);
             b = keyShards ? b.maxKeyBytes(TopCommand.DEFAULT_MAX_KEY_BYTES) : b.keepKeys(false);
             if (threads > 1 && !sharedTable) {
@@ -132,7 +134,7 @@ public class CliIngestBenchmark {
                 b.combining(CombiningMode.OFF); // as TopCommand: one writer, nothing to combine
             }
             sketch = b.build();
-            peer = new FrequentLongsSketch(PeerSizing.dataSketchesMaxMapSize(SKETCH_BYTES));
+            peer = new FrequentLongsSketch(PeerSizing.dataSketchesMaxMapSize(memory));
         }
 
         @TearDown(Level.Invocation)

@@ -24,9 +24,10 @@ import io.hotkeeper.engine.table.TableLayout;
  *                    + 128                 control line (the promotion floor and its rescale count)
  *                    + shards x plannedShardBytes(keys) )
  *                                          key shards: 1 .. min(a table's expected writers, 8) per table (as many
- *                                          as fit in a quarter of the budget at the preferred capacity); workers
- *                                          share them by worker id modulo the count, one at a time through each
- *                                          shard's busy gate
+ *                                          as fit in a quarter of the budget at the preferred capacity, or one
+ *                                          per writer where the table keeps its roomy 5k/2 buckets beside them);
+ *                                          workers share them by worker id modulo the count, one at a time
+ *                                          through each shard's busy gate
  *                    + shards x cells x inboxCellBytes
  *                                          inbox cells of a shard that several writers share: 4, or as many
  *                                          as the table's buckets above the smallest table hold (a promotion that
@@ -40,7 +41,8 @@ import io.hotkeeper.engine.table.TableLayout;
  * fewer fit, and the pages a shard assigns follow the mix it meets ({@link ShardLayout#plannedShardBytes}). A
  * budget below that minimum beside the smallest table is refused. Above it the shards grow, in whole pages, only
  * once the table keeps {@link #ROOMY_TABLE_BUCKETS_PER_2K 5k/2} buckets (20 slots per reported key), up to the
- * preferred {@code max(16, 2k)} keys; then they get those or {@link #SHARD_SHARE_DIVISOR 1/8} of the table's
+ * preferred {@code max(16, 2k)} keys (a shard added so that each writer of a shared table has its own keeps the
+ * minimum); then they get those or {@link #SHARD_SHARE_DIVISOR 1/8} of the table's
  * share, whichever is more (the eighth matters only from about 100 KiB at k = 100; it keeps small inputs of many
  * distinct keys exact, docs/theory.md section 6). The table (any bucket count, {@link TableGeometry}) and its
  * links take everything else, and what the table's last partial bucket leaves goes to the shards' pages. At
@@ -138,40 +140,22 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                 shards++;
             }
         }
-        // Shards at the minimum or an eighth of the share; the table and its links take the rest, to the bucket
-        // (the minimum check above guarantees at least the smallest table; an eighth exceeds the minimum shards
-        // only where the share is 8 times their size, so the smallest table still fits).
-        long shardShare = 0;
-        if (keepKeys) {
-            // What the shards may take while the table keeps its roomy size, in whole pages (a partial page would
-            // be lost to both); between the minimum and the preferred shards.
-            long room = ShardLayout.shardBytesForPages(ShardLayout.pagesIn(Math.max(0, perTable
-                    - tableAndLinks(roomyTableBytes(k), keepKeys)) / shards, maxKeyBytes), maxKeyBytes) * shards;
-            shardShare = Math.max(Math.max(shards * minShardBytes, Math.min(shards * preferredShardBytes, room)),
-                    perTable / SHARD_SHARE_DIVISOR);
-            if (keyLengths.length > 0) {
-                // Room for the top k at the lengths expected there comes before any table past its smallest: a
-                // key the shard cannot hold is counted but never listed (docs/design.md, "Keys longer than the
-                // plan assumes").
-                long topKeys = shards * ShardLayout.shardBytesForLengths(minCapacity, maxKeyBytes, keyLengths);
-                shardShare = Math.max(shardShare, Math.min(topKeys,
-                        perTable - tableAndLinks(TableLayout.MIN_TABLE_BYTES, keepKeys)));
+        int grown = shards;
+        Split split = split(shards, grown, perTable, k, maxKeyBytes, keepKeys, tableWriters, keyLengths);
+        // A shard of its own for every writer of a shared table, where the table still keeps its roomy size beside
+        // them: writers that share a shard take turns at its busy gate, and a key whose run falls in another
+        // writer's hold waits in a cell or is never listed (docs/shards.md, "A shard per writer").
+        for (int more = keepKeys ? Math.min(tableWriters, MAX_SHARDS) : 0; more > shards; more--) {
+            Split candidate = split(more, grown, perTable, k, maxKeyBytes, keepKeys, tableWriters, keyLengths);
+            if (candidate.shardShare() + tableAndLinks(roomyTableBytes(k), keepKeys) <= perTable
+                    && candidate.buckets() * TableLayout.BUCKET_BYTES >= roomyTableBytes(k)) {
+                shards = more;
+                split = candidate;
+                break;
             }
         }
-        long bucketAndLinks = keepKeys ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
-        long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,
-                (perTable - BucketTable.CONTROL_BYTES - shardShare) / bucketAndLinks));
-        // Inbox cells where writers share a shard: without them a promotion that finds the shard busy is
-        // dropped, and a key whose whole run comes while another writer holds the shard is never listed
-        // (docs/shards.md, "Promotions that find the shard busy"). Taken from the table's buckets above the
-        // smallest table, never from the shards (where the keys at the top would no longer fit).
-        long inboxBytes = 0;
-        if (keepKeys && tableWriters > shards) {
-            long cellBytes = ShardLayout.inboxCellBytes(maxKeyBytes);
-            long spare = (buckets - TableGeometry.MIN_BUCKETS) * bucketAndLinks;
-            inboxBytes = Math.min(ShardLayout.MAX_INBOX_CELLS, spare / (shards * cellBytes)) * cellBytes;
-            buckets -= (shards * inboxBytes + bucketAndLinks - 1) / bucketAndLinks;
-        }
+        long buckets = split.buckets();
+        long inboxBytes = split.inboxBytes();
         long tableBytes = buckets * TableLayout.BUCKET_BYTES;
         int capacity = 0;
         long shardBytes = 0;
@@ -196,6 +180,61 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
                         + (keepKeys ? shards * (shardBytes + inboxBytes) : 0));
         return new MemoryPlan(budget, tableBytes, shards, capacity, combinerBlocks, planned, shardBytes, saltCounters,
                 inboxBytes);
+    }
+
+    /**
+     * The table's buckets, each shard's inbox cells and the shards' share of a table's budget, for a number of shards
+     * per table (see {@link #of}); the buckets are at least the smallest table's, even where the shards leave less.
+     */
+    private record Split(long buckets, long inboxBytes, long shardShare) {
+    }
+
+    /**
+     * The split of one table's share {@code perTable} between its table, links and {@code shards} shards, of which
+     * {@code grown} may grow toward the preferred capacity and the rest (those a writer gets for its own) keep the
+     * minimum.
+     */
+    private static Split split(int shards, int grown, long perTable, int k, int maxKeyBytes, boolean keepKeys,
+                               int tableWriters, int[] keyLengths) {
+        int minCapacity = minCapacity(k);
+        long minShardBytes = keepKeys ? ShardLayout.plannedShardBytes(minCapacity, maxKeyBytes) : 0;
+        long preferredShardBytes = keepKeys ? ShardLayout.plannedShardBytes(preferredCapacity(k), maxKeyBytes) : 0;
+        // Shards at the minimum or an eighth of the share; the table and its links take the rest, to the bucket
+        // (the minimum check in of() guarantees at least the smallest table; an eighth exceeds the minimum
+        // shards only where the share is 8 times their size, so the smallest table still fits).
+        long shardShare = 0;
+        if (keepKeys) {
+            // What the shards may take while the table keeps its roomy size, in whole pages (a partial page would
+            // be lost to both); between the minimum and the preferred shards.
+            long room = ShardLayout.shardBytesForPages(ShardLayout.pagesIn(Math.max(0, perTable
+                    - tableAndLinks(roomyTableBytes(k), keepKeys)) / shards, maxKeyBytes), maxKeyBytes) * shards;
+            long preferred = grown * preferredShardBytes + (shards - grown) * minShardBytes;
+            shardShare = Math.max(Math.max(shards * minShardBytes, Math.min(preferred, room)),
+                    perTable / SHARD_SHARE_DIVISOR);
+            if (keyLengths.length > 0) {
+                // Room for the top k at the lengths expected there comes before any table past its smallest: a
+                // key the shard cannot hold is counted but never listed (docs/design.md, "Keys longer than the
+                // plan assumes").
+                long topKeys = shards * ShardLayout.shardBytesForLengths(minCapacity, maxKeyBytes, keyLengths);
+                shardShare = Math.max(shardShare, Math.min(topKeys,
+                        perTable - tableAndLinks(TableLayout.MIN_TABLE_BYTES, keepKeys)));
+            }
+        }
+        long bucketAndLinks = keepKeys ? 2L * TableLayout.BUCKET_BYTES : TableLayout.BUCKET_BYTES;
+        long buckets = Math.min(TableGeometry.MAX_BUCKETS, Math.max(TableGeometry.MIN_BUCKETS,
+                (perTable - BucketTable.CONTROL_BYTES - shardShare) / bucketAndLinks));
+        // Inbox cells where writers share a shard: without them a promotion that finds the shard busy is
+        // dropped, and a key whose whole run comes while another writer holds the shard is never listed
+        // (docs/shards.md, "Promotions that find the shard busy"). Taken from the table's buckets above the
+        // smallest table, never from the shards (where the keys at the top would no longer fit).
+        long inboxBytes = 0;
+        if (keepKeys && tableWriters > shards) {
+            long cellBytes = ShardLayout.inboxCellBytes(maxKeyBytes);
+            long spare = (buckets - TableGeometry.MIN_BUCKETS) * bucketAndLinks;
+            inboxBytes = Math.min(ShardLayout.MAX_INBOX_CELLS, spare / (shards * cellBytes)) * cellBytes;
+            buckets -= (shards * inboxBytes + bucketAndLinks - 1) / bucketAndLinks;
+        }
+        return new Split(buckets, inboxBytes, shardShare);
     }
 
     /** Entries a shard needs at least for a top-{@code k}: {@code max(16, k + max(8, k / 16))}. */

@@ -73,13 +73,15 @@ class MemoryBudgetTest {
 
     @Test
     void workersSharingShardsKeepEveryTrackedSlotLinked() throws Exception {
-        // 64 KiB gives one shard per table: eight threads promote, evict and hand off through it in turn.
+        // 64 KiB gives eight expected writers two shards (a third would leave the table below 250 buckets):
+        // eight threads promote, evict and hand off through them, four to a shard, in turn.
         for (int round = 0; round < 4; round++) {
             try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).seed(round).expectedThreads(8)
                     .decayBase(1.08).build()) {
-                assertEquals(1, hk.info().shardLimit());
+                assertEquals(2, hk.info().shardLimit(), hk.info().toString());
+                assertTrue(hk.info().buckets() >= 250, hk.info().toString());
                 churn(hk, 8, 16);
-                assertEquals(1, hk.info().shards(), "eight workers, one shard");
+                assertTrue(hk.info().shards() <= 2, "eight workers, two shards: " + hk.info());
                 assertEquals(List.of(), io.hotkeeper.engine.shard.ShardIntegrity.violations(Internals.keyShards(hk)),
                         "round " + round);
                 assertTrue(hk.info().nativeBytes() <= 64 * 1024);
@@ -135,6 +137,33 @@ class MemoryBudgetTest {
                 () -> Hotkeeper.builder().memory(16 * 1024).k(200).maxKeyBytes(64).build());
         assertTrue(e.getMessage().contains("the minimum is 22016 bytes") && e.getMessage().contains("a shard of 212 keys"),
                 e.getMessage());
+    }
+
+    @Test
+    void aSharedTableGivesEachWriterAShardWhereTheTableKeepsTwoAndAHalfKBuckets() {
+        // k = 100, keys of up to 64 bytes, two expected writers of one table: at 64 KiB a shard each beside 280
+        // buckets, and no inbox cells (no writer shares a shard); at 48 KiB a second shard would leave the table
+        // below 250 buckets, so the writers share one, which gets its 4 cells; one writer gets one shard either way.
+        int[][] expected = {{48, 1, 1}, {48, 2, 1}, {64, 1, 1}, {64, 2, 2}};
+        for (int[] e : expected) {
+            try (Hotkeeper hk = Hotkeeper.builder().memory(e[0] * 1024L).k(100).maxKeyBytes(64).expectedThreads(e[1])
+                    .build()) {
+                HotkeeperInfo info = hk.info();
+                String where = e[0] + " KiB, " + e[1] + " writers: " + info;
+                assertEquals(e[2], info.shardLimit(), where);
+                assertTrue(info.shardLimit() == 1 || info.buckets() >= 250, where);
+                assertTrue(info.nativeBytes() <= e[0] * 1024L, where);
+            }
+        }
+        long[] shard = new long[2];
+        for (int writers = 1; writers <= 2; writers++) {
+            try (Hotkeeper hk = Hotkeeper.builder().memory(48 * 1024).k(100).maxKeyBytes(64).expectedThreads(writers)
+                    .build()) {
+                hk.observe("a key");
+                shard[writers - 1] = hk.info().nativeBytesByPart().get("shard");
+            }
+        }
+        assertEquals(4 * 128, shard[1] - shard[0], "48 KiB: the shared shard's 4 cells, beside a shard of the same size");
     }
 
     @Test
@@ -215,12 +244,14 @@ class MemoryBudgetTest {
             assertEquals(204, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).expectedThreads(2).build()) {
-            // Two writers: a per-worker salt of two counters (256 B; 128 above the minimum's one), and the shared
-            // shard's 4 inbox cells (512 B of table and links: 4 buckets).
+            // Two writers: a per-worker salt of two counters (256 B; 128 above the minimum's one), and a shard for
+            // each (no inbox cells), since the table keeps 316 buckets beside them. Only the first shard's share may
+            // grow toward 2k entries; the share is split evenly, so each shard's cap is 180.
             assertEquals(SaltMode.PER_WORKER, hk.info().saltMode(), hk.info().toString());
             assertEquals(256L, hk.info().nativeBytesByPart().get("salt"), hk.info().toString());
-            assertEquals(374, hk.info().buckets(), hk.info().toString());
-            assertEquals(240, hk.info().shardCapacity(), hk.info().toString());
+            assertEquals(2, hk.info().shardLimit(), hk.info().toString());
+            assertEquals(316, hk.info().buckets(), hk.info().toString());
+            assertEquals(180, hk.info().shardCapacity(), hk.info().toString());
         }
         try (Hotkeeper hk = Hotkeeper.builder().memory(32 * 1024).k(100).maxKeyBytes(8).expectedThreads(1).build()) {
             assertEquals(208, hk.info().buckets(), hk.info().toString());

@@ -16,12 +16,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,6 +68,64 @@ class PromotionInboxTest {
     }
 
     @Test
+    void withAShardPerWriterARunDuringAnotherWritersHoldIsListedAtOnce() throws Exception {
+        // 64 KiB for two expected writers: the table keeps 250 buckets or more beside a shard for each, so no writer
+        // waits for another's (docs/shards.md, "A shard per writer"). Worker A pauses inside its own shard while
+        // this thread observes a run: the run's key is tracked at once, not parked in a cell until A leaves.
+        try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
+                .combining(CombiningMode.OFF).seed(11).build()) {
+            assertEquals(2, hk.info().shardLimit(), hk.info().toString());
+            assertTrue(hk.info().buckets() >= 250, hk.info().toString());
+            KeyShards shards = Internals.keyShards(hk);
+            KeyShard mine = shards.shardFor(WorkerHandle.NO_HANDLE);
+            NoHeavyKeyLostTest.PausingChars slow = NoHeavyKeyLostTest.PausingChars.pausing("the-key-of-worker-a");
+            CountDownLatch done = new CountDownLatch(1);
+            List<Thread> started = new ArrayList<>();
+            Thread a = null;
+            // Worker ids go lowest-free-first, so the thread whose id has the other parity may not be the first.
+            for (int i = 0; i < 16 && a == null; i++) {
+                CompletableFuture<Boolean> other = new CompletableFuture<>();
+                Thread t = Thread.ofPlatform().start(() -> {
+                    boolean own = shards.shardFor(WorkerHandle.NO_HANDLE) != mine;
+                    other.complete(own);
+                    if (own) {
+                        hk.observe(slow);
+                    } else {
+                        awaitQuietly(done);
+                    }
+                });
+                started.add(t);
+                if (other.get(30, TimeUnit.SECONDS)) {
+                    a = t;
+                }
+            }
+            assertNotNull(a, "a thread with the other shard");
+            assertTrue(slow.inside.await(30, TimeUnit.SECONDS), "A is inside its shard");
+            for (int i = 0; i < 50; i++) {
+                hk.observe("a-run-of-fifty");
+            }
+            assertTrue(hk.contains("a-run-of-fifty"), "tracked while A still holds its own shard");
+            slow.resume.countDown();
+            done.countDown();
+            for (Thread t : started) {
+                t.join();
+            }
+            assertEquals(List.of(), ShardIntegrity.violations(shards));
+            assertEquals(50, hk.estimate("a-run-of-fifty"));
+            assertTrue(hk.contains("the-key-of-worker-a"), "A's own promotion went through too");
+            assertTrue(hk.info().nativeBytes() <= 64 * 1024, hk.info().toString());
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
     void withoutCellsTheSameRunIsCountedButNotListedUntilItsKeyIsSeenAgain() throws Exception {
         // One expected writer: the plan gives no inbox cells, yet a second thread shares the one shard, so its
         // promotions that find the shard busy are dropped (what every shared shard did before the cells).
@@ -80,9 +141,9 @@ class PromotionInboxTest {
     @Test
     void eachTableOfAWindowHasItsOwnInboxAndARotationLeavesNothingBehind() throws Exception {
         // Two slices of one second: both writers write the current slice's table (slice 0 at 1,000 s), whose one
-        // shard has its own inbox.
+        // shard has its own inbox (40 KiB a slice: a second shard would leave the table below 250 buckets).
         AtomicLong now = new AtomicLong(1_000 * SECOND);
-        try (Hotkeeper hk = Hotkeeper.builder().memory(128 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
+        try (Hotkeeper hk = Hotkeeper.builder().memory(80 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
                 .combining(CombiningMode.OFF).seed(13).partitioning(Partitioning.window(Duration.ofSeconds(2), 2))
                 .clock(now::get).build()) {
             List<HeavyHitter> listed = runWhileTheShardIsHeld(hk, "a-run-in-slice-0");
