@@ -90,7 +90,10 @@ public class CliIngestBenchmark {
         @Param({"true"})
         public boolean keyShards;
 
-        /** The sketch's {@code --memory} (the CLI's default, 4 MiB, or a budget where the layouts differ); the peer gets the same. */
+        /**
+         * The sketch's {@code --memory}: the CLI's default, 4 MiB, or a budget where the layouts differ. The peer
+         * gets the same.
+         */
         @Param({"4194304"})
         public long memory;
 

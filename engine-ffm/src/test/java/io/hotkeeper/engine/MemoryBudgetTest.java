@@ -4,6 +4,7 @@ import io.hotkeeper.engine.core.Internals;
 import io.hotkeeper.engine.SaltMode;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -164,6 +165,46 @@ class MemoryBudgetTest {
             }
         }
         assertEquals(4 * 128, shard[1] - shard[0], "48 KiB: the shared shard's 4 cells, beside a shard of the same size");
+    }
+
+    @Test
+    void everyTableOfAWindowGetsAShardPerWriterThatTwoThreadsAndAResetLeaveConsistent() throws Exception {
+        // Two slices of 64 KiB for two expected writers: each slice's table gets a shard per writer. Two threads
+        // observe keys of their own into the current slice; every key is listed with its count, the shards of every
+        // table keep their invariants, and a reset leaves nothing listed and the invariants intact.
+        try (Hotkeeper hk = Hotkeeper.builder().memory(128 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
+                .combining(CombiningMode.OFF).partitioning(Partitioning.window(Duration.ofSeconds(2), 2))
+                .clock(() -> 1_000_000_000_000L).build()) {
+            assertEquals(2, hk.info().shardLimit(), hk.info().toString());
+            Thread[] threads = new Thread[2];
+            for (int t = 0; t < threads.length; t++) {
+                String prefix = "thread-" + t + "-key-";
+                threads[t] = Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < 40; i++) {
+                        for (int n = 0; n <= i; n++) {
+                            hk.observe(prefix + i);
+                        }
+                    }
+                });
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            List<HeavyHitter> top = hk.topK(100);
+            assertEquals(80, top.size(), top.toString());
+            for (HeavyHitter h : top) {
+                String key = h.keyAsString();
+                assertEquals(Integer.parseInt(key.substring(key.lastIndexOf('-') + 1)) + 1, h.estimate(), key);
+            }
+            for (var shards : Internals.keyShardSets(hk)) {
+                assertEquals(List.of(), io.hotkeeper.engine.shard.ShardIntegrity.violations(shards));
+            }
+            hk.reset();
+            assertEquals(List.of(), hk.topK(100));
+            for (var shards : Internals.keyShardSets(hk)) {
+                assertEquals(List.of(), io.hotkeeper.engine.shard.ShardIntegrity.violations(shards));
+            }
+        }
     }
 
     @Test
