@@ -41,9 +41,9 @@ import io.hotkeeper.engine.table.TableLayout;
  * fewer fit, and the pages a shard assigns follow the mix it meets ({@link ShardLayout#plannedShardBytes}). A
  * budget below that minimum beside the smallest table is refused. Above it the shards grow, in whole pages, only
  * once the table keeps {@link #ROOMY_TABLE_BUCKETS_PER_2K 5k/2} buckets (20 slots per reported key), up to the
- * preferred {@code max(16, 2k)} keys (a shard added so that each writer of a shared table has its own keeps the
- * minimum); then they get those or {@link #SHARD_SHARE_DIVISOR 1/8} of the table's
- * share, whichever is more (the eighth matters only from about 100 KiB at k = 100; it keeps small inputs of many
+ * preferred {@code max(16, 2k)} keys (for a shard added so that each writer of a shared table has its own, only the
+ * minimum is added; the shards' bytes are split evenly); then they get those or
+ * {@link #SHARD_SHARE_DIVISOR 1/8} of the table's share, whichever is more (the eighth matters only from about 100 KiB at k = 100; it keeps small inputs of many
  * distinct keys exact, docs/theory.md section 6). The table (any bucket count, {@link TableGeometry}) and its
  * links take everything else, and what the table's last partial bucket leaves goes to the shards' pages. At
  * k = 100 and {@code long} keys ({@code maxKeyBytes(8)}) the shards have room for 108 entries from the minimum, 16
@@ -191,8 +191,8 @@ record MemoryPlan(long budget, long tableBytes, int shards, int shardCapacity, i
 
     /**
      * The split of one table's share {@code perTable} between its table, links and {@code shards} shards, of which
-     * {@code grown} may grow toward the preferred capacity and the rest (those a writer gets for its own) keep the
-     * minimum.
+     * {@code grown} may grow toward the preferred capacity and the rest (those a writer gets for its own) add only
+     * the minimum to the shards' share (which {@link #of} then splits evenly between all of them).
      */
     private static Split split(int shards, int grown, long perTable, int k, int maxKeyBytes, boolean keepKeys,
                                int tableWriters, int[] keyLengths) {

@@ -169,27 +169,19 @@ class MemoryBudgetTest {
 
     @Test
     void everyTableOfAWindowGetsAShardPerWriterThatTwoThreadsAndAResetLeaveConsistent() throws Exception {
-        // Two slices of 64 KiB for two expected writers: each slice's table gets a shard per writer. Two threads
-        // observe keys of their own into the current slice; every key is listed with its count, the shards of every
-        // table keep their invariants, and a reset leaves nothing listed and the invariants intact.
+        // Two slices of 64 KiB for two expected writers: each slice's table gets a shard per writer. Two threads on
+        // different shards observe keys of their own into the current slice; every key is listed with its count,
+        // the shards of every table keep their invariants, and a reset leaves nothing listed and them intact.
         try (Hotkeeper hk = Hotkeeper.builder().memory(128 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
                 .combining(CombiningMode.OFF).partitioning(Partitioning.window(Duration.ofSeconds(2), 2))
                 .clock(() -> 1_000_000_000_000L).build()) {
             assertEquals(2, hk.info().shardLimit(), hk.info().toString());
-            Thread[] threads = new Thread[2];
-            for (int t = 0; t < threads.length; t++) {
-                String prefix = "thread-" + t + "-key-";
-                threads[t] = Thread.ofPlatform().start(() -> {
-                    for (int i = 0; i < 40; i++) {
-                        for (int n = 0; n <= i; n++) {
-                            hk.observe(prefix + i);
-                        }
-                    }
-                });
-            }
-            for (Thread t : threads) {
-                t.join();
-            }
+            var current = Internals.keyShards(hk);
+            var mine = current.shardFor(io.hotkeeper.engine.worker.WorkerHandle.NO_HANDLE);
+            Thread other = io.hotkeeper.engine.shard.ShardThreads.startOnAnotherShard(current, mine,
+                    () -> observeKeysOf(hk, "thread-1-key-"));
+            observeKeysOf(hk, "thread-0-key-");
+            other.join();
             List<HeavyHitter> top = hk.topK(100);
             assertEquals(80, top.size(), top.toString());
             for (HeavyHitter h : top) {
@@ -203,6 +195,15 @@ class MemoryBudgetTest {
             assertEquals(List.of(), hk.topK(100));
             for (var shards : Internals.keyShardSets(hk)) {
                 assertEquals(List.of(), io.hotkeeper.engine.shard.ShardIntegrity.violations(shards));
+            }
+        }
+    }
+
+    /** Observes the keys {@code prefix + i}, i in 0..39, each {@code i + 1} times. */
+    private static void observeKeysOf(Hotkeeper hk, String prefix) {
+        for (int i = 0; i < 40; i++) {
+            for (int n = 0; n <= i; n++) {
+                hk.observe(prefix + i);
             }
         }
     }

@@ -16,15 +16,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -79,49 +76,18 @@ class PromotionInboxTest {
             KeyShards shards = Internals.keyShards(hk);
             KeyShard mine = shards.shardFor(WorkerHandle.NO_HANDLE);
             NoHeavyKeyLostTest.PausingChars slow = NoHeavyKeyLostTest.PausingChars.pausing("the-key-of-worker-a");
-            CountDownLatch done = new CountDownLatch(1);
-            List<Thread> started = new ArrayList<>();
-            Thread a = null;
-            // Worker ids go lowest-free-first, so the thread whose id has the other parity may not be the first.
-            for (int i = 0; i < 16 && a == null; i++) {
-                CompletableFuture<Boolean> other = new CompletableFuture<>();
-                Thread t = Thread.ofPlatform().start(() -> {
-                    boolean own = shards.shardFor(WorkerHandle.NO_HANDLE) != mine;
-                    other.complete(own);
-                    if (own) {
-                        hk.observe(slow);
-                    } else {
-                        awaitQuietly(done);
-                    }
-                });
-                started.add(t);
-                if (other.get(30, TimeUnit.SECONDS)) {
-                    a = t;
-                }
-            }
-            assertNotNull(a, "a thread with the other shard");
+            Thread a = ShardThreads.startOnAnotherShard(shards, mine, () -> hk.observe(slow));
             assertTrue(slow.inside.await(30, TimeUnit.SECONDS), "A is inside its shard");
             for (int i = 0; i < 50; i++) {
                 hk.observe("a-run-of-fifty");
             }
             assertTrue(hk.contains("a-run-of-fifty"), "tracked while A still holds its own shard");
             slow.resume.countDown();
-            done.countDown();
-            for (Thread t : started) {
-                t.join();
-            }
+            a.join();
             assertEquals(List.of(), ShardIntegrity.violations(shards));
             assertEquals(50, hk.estimate("a-run-of-fifty"));
             assertTrue(hk.contains("the-key-of-worker-a"), "A's own promotion went through too");
             assertTrue(hk.info().nativeBytes() <= 64 * 1024, hk.info().toString());
-        }
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
