@@ -757,8 +757,9 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
      * Reaps what other threads' evictions handed to the calling thread's key shard, and carries out the
      * promotions that other workers sharing that shard left in its inbox while it was busy (a memory budget with fewer
      * shards than writers). Owners do both at their own next promotion anyway; a thread that stops promoting (it
-     * went idle, or its keys all settled, or its input ended) can call this so that neither waits. Threads: acts
-     * on the caller's shard only. Progress: wait-free (skips a busy shard).
+     * went idle, or its keys all settled, or its input ended) can call this so that neither waits. Under such a
+     * budget a thread is given a shard at its first promotion into a table, so one that has promoted nothing there
+     * has nothing to reap. Threads: acts on the caller's shard only. Progress: wait-free (skips a busy shard).
      */
     public void reap() {
         // Without key shards, or before the caller has a shard, reap touches no native memory.

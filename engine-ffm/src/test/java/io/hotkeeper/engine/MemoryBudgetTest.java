@@ -169,8 +169,8 @@ class MemoryBudgetTest {
 
     @Test
     void everyTableOfAWindowGetsAShardPerWriterThatTwoThreadsAndAResetLeaveConsistent() throws Exception {
-        // Two slices of 64 KiB for two expected writers: each slice's table gets a shard per writer. Two threads on
-        // different shards observe keys of their own into the current slice; every key is listed with its count,
+        // Two slices of 64 KiB for two expected writers: each slice's table gets a shard per writer. Two threads
+        // (ids equal modulo 2) on different shards observe keys of their own into the current slice; every key is listed with its count,
         // the shards of every table keep their invariants, and a reset leaves nothing listed and them intact.
         try (Hotkeeper hk = Hotkeeper.builder().memory(128 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
                 .combining(CombiningMode.OFF).partitioning(Partitioning.window(Duration.ofSeconds(2), 2))
@@ -178,10 +178,14 @@ class MemoryBudgetTest {
             assertEquals(2, hk.info().shardLimit(), hk.info().toString());
             var current = Internals.keyShards(hk);
             var mine = current.shardFor(io.hotkeeper.engine.worker.WorkerHandle.NO_HANDLE);
-            Thread other = io.hotkeeper.engine.shard.ShardThreads.startOnAnotherShard(current, mine,
-                    () -> observeKeysOf(hk, "thread-1-key-"));
+            var theirs = new java.util.concurrent.CompletableFuture<Object>();
+            Thread other = io.hotkeeper.engine.shard.ShardThreads.startColliding(2, () -> {
+                theirs.complete(current.shardFor(io.hotkeeper.engine.worker.WorkerHandle.NO_HANDLE));
+                observeKeysOf(hk, "thread-1-key-");
+            });
             observeKeysOf(hk, "thread-0-key-");
             other.join();
+            assertTrue(theirs.get() != mine, "ids equal modulo 2, shards given in arrival order: one each");
             List<HeavyHitter> top = hk.topK(100);
             assertEquals(80, top.size(), top.toString());
             for (HeavyHitter h : top) {

@@ -52,6 +52,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     private final long inboxBytes;
     /** Most shards (a memory budget), or 0: one per worker. */
     private final int shardLimit;
+    /** Which of the {@link #shardLimit} shards each worker uses; null when each worker has its own. */
+    private final ShardAssignment assignment;
     private final int maxKeyBytes;
     /** Null when no listener was given. */
     private final ExpelledKeys expelledKeys;
@@ -74,9 +76,9 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     /**
      * As above; {@link #topK} adds {@code pendingCounts.pending(hash)} to each tracked key's table count (the
      * hot-key combiners' counts not yet in the table) and ranks by the sum. {@code shardLimit > 0} bounds the
-     * shards (a memory budget): worker {@code w} uses shard {@code w % shardLimit}, shared with the other workers
-     * of that residue one at a time through the shard's busy gate, exactly as workers whose id is past the last
-     * regular shard share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
+     * shards (a memory budget): each worker is given one of them when it first promotes, the one with the fewest
+     * workers in use ({@link ShardAssignment}), shared with the other workers given it one at a time through the
+     * shard's busy gate, exactly as workers whose id is past the last regular shard share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
      * {@code shardBytes} (pages of size-classed entries, {@link ShardLayout}) with at most {@code capacity} entries
      * in use. {@code inboxBytes > 0} gives each shard a second segment of that many bytes for inbox cells
      * ({@link PromotionInbox}: promotions that find the shard busy wait there for its next owner), for shards that
@@ -86,9 +88,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                      long shardBytes, int shardLimit, long inboxBytes,
                      int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
-        if (shardLimit < 0 || shardLimit > ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS) {
-            throw new IllegalArgumentException("shardLimit=" + shardLimit + ": must be in 0.."
-                    + (ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS));
+        if (shardLimit < 0 || shardLimit > REGULAR_SHARDS) {
+            throw new IllegalArgumentException("shardLimit=" + shardLimit + ": must be in 0.." + REGULAR_SHARDS);
         }
         this.table = table;
         this.slotLinks = new SlotLinks(table, links);
@@ -107,6 +108,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         this.shardBytes = shardBytes;
         this.inboxBytes = inboxBytes;
         this.shardLimit = shardLimit;
+        this.assignment = shardLimit > 0 ? new ShardAssignment(shardLimit) : null;
         this.maxKeyBytes = maxKeyBytes;
         this.expelledKeys = expelledKeys;
         this.shards = new AtomicReferenceArray<>(ShardLayout.MAX_SHARDS);
@@ -129,27 +131,29 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         return shard != null ? shard : create(id);
     }
 
-    /** The index of the calling thread's shard (see {@link #shardOf}). */
+    /** The index of the calling thread's shard (see {@link #shardOf}), or -1 if it was given none yet. */
     private int currentShard() {
-        return shardOf(WorkerHandle.id(workers.current()));
+        int id = WorkerHandle.id(workers.current());
+        return assignment != null ? assignment.assigned(id) : shardOf(id);
     }
 
     /** Shards shared, through the busy gate, by workers without a shard of their own (see {@link #shardOf}). */
     private static final int OVERFLOW_SHARDS = 64;
+    /** Shards indexed by a worker id: ids below this have one of their own (or an assigned one under a limit). */
+    static final int REGULAR_SHARDS = ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS;
 
     /**
-     * The index of the shard of the worker whose id is {@code id} ({@link WorkerHandle#id(long)}): the id itself;
-     * or, for an id past the last regular shard (more than 4,032 live platform threads, or a virtual thread whose
-     * carrier is not visible because {@code jdk.internal.misc} is not exported), one of the last 64 shards,
-     * hashed. Such a shard has several owners in turn; the busy word still admits one at a time, so the
-     * owner-only rules hold per operation.
+     * The index of the shard of the worker whose id is {@code id} ({@link WorkerHandle#id(long)}): under a shard
+     * limit, the one {@link ShardAssignment} gives it; otherwise the id itself, or, for an id past the last regular
+     * shard (more than 4,032 live platform threads, or a virtual thread whose carrier is not visible because
+     * {@code jdk.internal.misc} is not exported), one of the last 64 shards, hashed. Such a shard has several
+     * owners in turn; the busy word still admits one at a time, so the owner-only rules hold per operation.
      */
     private int shardOf(int id) {
-        if (shardLimit > 0) {
-            return id % shardLimit;
+        if (assignment != null) {
+            return assignment.shardOf(id);
         }
-        int regular = ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS;
-        return id < regular ? id : regular + Math.floorMod(id * 0x9E3779B9, OVERFLOW_SHARDS);
+        return id < REGULAR_SHARDS ? id : REGULAR_SHARDS + Math.floorMod(id * 0x9E3779B9, OVERFLOW_SHARDS);
     }
 
     private synchronized KeyShard create(int id) {
@@ -262,7 +266,8 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * wait-free (skips a busy shard).
      */
     public void drainCurrent() {
-        KeyShard shard = shards.get(currentShard());
+        int index = currentShard();
+        KeyShard shard = index < 0 ? null : shards.get(index);
         if (shard != null && shard.tryEnter()) {
             try {
                 shard.drain();

@@ -104,6 +104,17 @@ public final class Workers {
         }
     }
 
+    /**
+     * Whether id {@code id} is held now: by a live platform thread, or by a carrier whose token is still reachable.
+     * An id never handed out, or whose thread has ended, is not. Threads: any. Progress: blocking (a short lock).
+     */
+    public static boolean inUse(int id) {
+        synchronized (LOCK) {
+            Object h = id >= 0 && id < holders.length ? holders[id] : null;
+            return h != null && !(h instanceof Thread t && !t.isAlive());
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private static ThreadLocal<Token> carrierLocal() {
         try {

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 
@@ -67,8 +68,9 @@ class PromotionInboxTest {
     @Test
     void withAShardPerWriterARunDuringAnotherWritersHoldIsListedAtOnce() throws Exception {
         // 64 KiB for two expected writers: the table keeps 250 buckets or more beside a shard for each, so no writer
-        // waits for another's (docs/shards.md, "A shard per writer"). Worker A pauses inside its own shard while
-        // this thread observes a run: the run's key is tracked at once, not parked in a cell until A leaves.
+        // waits for another's (docs/shards.md, "A shard per writer"). Worker A, whose id equals this thread's modulo
+        // 2 (a fixed id % 2 put both on one shard), pauses inside its own shard while this thread observes a run:
+        // the run's key is tracked at once, not parked in a cell until A leaves.
         try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
                 .combining(CombiningMode.OFF).seed(11).build()) {
             assertEquals(2, hk.info().shardLimit(), hk.info().toString());
@@ -76,8 +78,13 @@ class PromotionInboxTest {
             KeyShards shards = Internals.keyShards(hk);
             KeyShard mine = shards.shardFor(WorkerHandle.NO_HANDLE);
             NoHeavyKeyLostTest.PausingChars slow = NoHeavyKeyLostTest.PausingChars.pausing("the-key-of-worker-a");
-            Thread a = ShardThreads.startOnAnotherShard(shards, mine, () -> hk.observe(slow));
+            CompletableFuture<KeyShard> theirs = new CompletableFuture<>();
+            Thread a = ShardThreads.startColliding(2, () -> {
+                theirs.complete(shards.shardFor(WorkerHandle.NO_HANDLE));
+                hk.observe(slow);
+            });
             assertTrue(slow.inside.await(30, TimeUnit.SECONDS), "A is inside its shard");
+            assertTrue(theirs.get() != mine, "A was given the other shard");
             for (int i = 0; i < 50; i++) {
                 hk.observe("a-run-of-fifty");
             }
