@@ -571,6 +571,8 @@ final class TopCommand implements Callable<Integer> {
         info.nativeBytesByPart().forEach(parts::put);
         s.put("counterShare", (double) info.nativeBytesByPart().get("table") / info.nativeBytes());
         s.put("shards", info.shards());
+        // Shards a table may have (as many as the writers where its budget allows): shards counts those created.
+        s.put("shardLimit", info.shardLimit());
         s.put("shardCapacity", info.shardCapacity());
         s.put("maxKeyBytes", info.maxKeyBytes());
         // The head of the first file the shards were sized for: its heaviest keys and their mean length.

@@ -224,6 +224,8 @@ class TopCommandTest {
             assertEquals(c[1] == 1 ? "shared" : "per_table", s.get("saltMode").asText(), r.err());
             // Every table has one writer (one thread, or a table per thread): nothing to combine.
             assertEquals("off", s.get("combining").asText(), r.err());
+            // A shard per writer of a table: one, or two where 3 threads write 2 tables.
+            assertEquals((c[0] + c[1] - 1) / c[1], s.get("shardLimit").asInt(), r.err());
             assertTrue(s.get("nativeBytes").asLong() <= s.get("memoryBudget").asLong(), r.err());
             assertEquals(total, s.get("keys").asLong());
             if (first == null) {
@@ -238,6 +240,7 @@ class TopCommandTest {
         // Two threads write one table: each draws from a salt counter of its own.
         assertEquals("per_worker", s.get("saltMode").asText(), shared.err());
         assertEquals("auto", s.get("combining").asText(), shared.err()); // two threads may write one table
+        assertEquals(2, s.get("shardLimit").asInt(), shared.err()); // a shard per writer, docs/shards.md
         assertEquals(first, shared.lines());
     }
 
