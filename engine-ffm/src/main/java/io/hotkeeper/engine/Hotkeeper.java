@@ -250,7 +250,7 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
             BucketTable[] built = new BucketTable[count];
             KeyShards[] shardSets = b.keepKeys ? new KeyShards[count] : null;
             for (int i = 0; i < count; i++) {
-                // Worker tables: table i is written by the workers whose stripe is i modulo the count. Per-node
+                // Worker tables: table i is written by the workers given it (TableSet, WorkerAssignment). Per-node
                 // tables: table i lives on node i and is written only by threads running there. A window's slices
                 // and one table take the placement configured.
                 Placement where = routing instanceof Routing.PerNode n ? Placement.node(n.topology().nodes()[i])
@@ -264,7 +264,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
                 built[i] = buildTable(b, geometry, tableBytes, where, suffix, shardSets, i, count, salts[i]);
             }
             // Windowed: the "node" of an observation is its time slice (see SlidingWindow).
-            this.tables = new TableSet(built, shardSets, routing, combiners == null ? null : combiners::tableCleared);
+            this.tables = new TableSet(built, shardSets, routing, workers,
+                    combiners == null ? null : combiners::tableCleared);
             this.table = built[0];
             this.shards = shardSets == null ? null : shardSets[0];
             this.multiTable = count > 1;

@@ -26,8 +26,9 @@ import io.hotkeeper.engine.table.TableLayout;
  *                                          key shards: 1 .. min(a table's expected writers, 8) per table (as many
  *                                          as fit in a quarter of the budget at the preferred capacity, or one
  *                                          per writer where the table keeps its roomy 5k/2 buckets beside them);
- *                                          workers share them by worker id modulo the count, one at a time
- *                                          through each shard's busy gate
+ *                                          workers share them one at a time through each shard's busy
+ *                                          gate, each given the least used at its first promotion
+ *                                          (WorkerAssignment)
  *                    + shards x cells x inboxCellBytes
  *                                          inbox cells of a shard that several writers share: 4, or as many
  *                                          as the table's buckets above the smallest table hold (a promotion that

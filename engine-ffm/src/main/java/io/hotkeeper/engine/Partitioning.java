@@ -14,8 +14,8 @@ import java.util.Objects;
  *   <li>{@link #shared()} (the default): one table written by every thread.</li>
  *   <li>{@link #perNode()}: one table per NUMA node, placed on that node and written only by threads running there,
  *       so no table line crosses nodes on the observe path; with one node (or no libnuma) it is one table.</li>
- *   <li>{@link #perWorker(int)}: {@code tables} tables, a worker writing the one of its worker id modulo
- *       {@code tables}; with as many tables as threads no table line is written by two cores.</li>
+ *   <li>{@link #perWorker(int)}: {@code tables} tables, a worker writing the one it was given at its first
+ *       observation (the least used); with as many tables as threads no table line is written by two cores.</li>
  *   <li>{@link #window(Duration, int)}: one table per time slice; queries cover the last {@code span} of the
  *       clock ({@link HotkeeperBuilder#clock}).</li>
  * </ul>
@@ -44,9 +44,10 @@ public sealed interface Partitioning {
 
     /**
      * {@code tables} tables (a power of two in 1..64; 1 is one table, as {@link #shared()}), each with the full
-     * {@code memoryBytes}, a worker writing the table of its worker id modulo {@code tables}. Worker ids are given
-     * lowest-free-first, so threads that start observing together get consecutive ones: with as many tables as
-     * threads, observations scale with cores at the price of {@code tables} times the memory and of each table
+     * {@code memoryBytes}, a worker writing the table it was given at its first observation: the one with the
+     * fewest workers whose threads are alive, so that as many threads as tables get one each whatever their worker
+     * ids (ids are global to the JVM and have holes wherever other threads hold or held one). With as many tables
+     * as threads, observations scale with cores at the price of {@code tables} times the memory and of each table
      * seeing only its workers' share of the stream. The salt defaults to {@link SaltMode#PER_TABLE} here.
      *
      * @throws IllegalArgumentException if {@code tables} is not a power of two in 1..64
@@ -106,7 +107,7 @@ public sealed interface Partitioning {
     }
 
     /**
-     * {@code tables} tables, one per worker id modulo {@code tables}.
+     * {@code tables} tables, each worker writing the one it was given at its first observation.
      *
      * @param tables a power of two in 1..64
      */

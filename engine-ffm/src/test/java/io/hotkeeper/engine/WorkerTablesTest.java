@@ -78,6 +78,33 @@ class WorkerTablesTest {
     }
 
     @Test
+    void twoWritersWhoseIdsAreEqualModuloTheTableCountWriteATableEach() throws Exception {
+        // Worker ids are global: a thread whose id equals this one's modulo 2 wrote this thread's table under a
+        // fixed id % 2. Tables are given in arrival order instead (WorkerAssignment), so each writes its own.
+        KeyHasher hasher = KeyHasher.seeded(SEED);
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED)
+                .partitioning(Partitioning.perWorker(2)).build()) {
+            hk.observe(1L, 10);
+            Thread other = io.hotkeeper.engine.shard.ShardThreads.startColliding(2, () -> hk.observe(2L, 20));
+            other.join();
+            var tables = Internals.tables(hk);
+            int mine = -1;
+            int theirs = -1;
+            for (int i = 0; i < 2; i++) {
+                if (tables.table(i).estimate(hasher.hash(1L)) == 10) {
+                    mine = i;
+                }
+                if (tables.table(i).estimate(hasher.hash(2L)) == 20) {
+                    theirs = i;
+                }
+            }
+            assertTrue(mine >= 0 && theirs >= 0 && mine != theirs, "tables " + mine + " and " + theirs);
+            assertEquals(10, hk.estimate(1L));
+            assertEquals(20, hk.estimate(2L));
+        }
+    }
+
+    @Test
     void aKeyObservedByTwoWorkersIsSummedAndRankedFromAThirdThread() throws Exception {
         try (Hotkeeper hk = Hotkeeper.builder().recordStats().memoryBytes(MEMORY).seed(SEED).minCount(1)
                 .partitioning(Partitioning.perWorker(64))

@@ -13,7 +13,7 @@ import java.util.function.LongSupplier;
  *  routing     tables   a thread's table
  *  Single      1        the table
  *  PerNode     nodes    its current node's ({@link NodeTopology#currentIndex()}); two or more nodes
- *  PerWorker   2..64    its worker's stripe modulo the count (a power of two)
+ *  PerWorker   2..64    the least used when its worker first observed (WorkerAssignment)
  *  Window      slices   the current time slice's, on {@code clock}
  * </pre>
  *
@@ -55,7 +55,7 @@ public sealed interface Routing {
     }
 
     /**
-     * {@code tables} tables, each written by the workers whose stripe is its index modulo the count.
+     * {@code tables} tables, each written by the workers given it at their first observation.
      *
      * @param tables a power of two in 2..64
      */

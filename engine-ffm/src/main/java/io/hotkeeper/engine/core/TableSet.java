@@ -8,7 +8,9 @@ import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.SlotLinks;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.window.SlidingWindow;
+import io.hotkeeper.engine.worker.WorkerAssignment;
 import io.hotkeeper.engine.worker.WorkerHandle;
+import io.hotkeeper.engine.worker.WorkerSpace;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,7 +29,7 @@ import java.util.function.LongUnaryOperator;
  *  partitioning      tables   a thread's table                      queries
  *  shared            1        the table                             that table
  *  per node          nodes    its current node's (libnuma)          sum / merge of all tables
- *  per worker        2..64    its worker's stripe modulo the count  sum / merge of all tables
+ *  per worker        2..64    the one its worker was given first    sum / merge of all tables
  *  window            slices   the current time slice's              sum / merge; a new slice clears its table
  * </pre>
  *
@@ -42,8 +44,18 @@ public final class TableSet {
     private final BucketTable[] tables;
     /** Key shards of each table; null when key shards are off. Filled while the tables are built. */
     private final KeyShards[] shardSets;
-    /** Worker tables: a worker's table is {@code tables[WorkerHandle.stripe(worker) & mask]}; -1 otherwise. */
-    private final int workerTableMask;
+    /** Worker tables: which table each worker writes, given at its first observation; null otherwise. */
+    private final WorkerAssignment workerTables;
+    /**
+     * Worker tables: entry {@code stripe} is {@code tables[workerTables.of(worker)]} for that stripe's workers, or
+     * null until one of them asked, so that the observe path reads one element here where a mask needed one of
+     * {@code tables}; null otherwise. Read plain, written plain: an entry only ever goes from null to the one table
+     * the stripe was given (racing writers store the same reference), and a racy read of a {@link BucketTable}
+     * reference is safe because every field of BucketTable is final and it was built before this set (JLS 17.5:
+     * a thread that sees the reference sees those fields and what they reference as built); a null read takes
+     * the slow path.
+     */
+    private final BucketTable[] tableOfStripe;
     /** The index of the calling thread's node or time slice; null with one table or worker tables. */
     private final IntSupplier sliceOrNode;
     /** The time slices of a windowed set; null otherwise. */
@@ -51,26 +63,37 @@ public final class TableSet {
     /** Told after each table's clear (the hot-key combiners' HotKeyCombiners.tableCleared); null for none. */
     private final Runnable cleared;
 
-    /** A set over {@code tables} (and their key shards, or null), routed by {@code routing}. */
+    /** A set over {@code tables} (and their key shards, or null), routed by {@code routing} (not worker tables). */
     public TableSet(BucketTable[] tables, KeyShards[] shardSets, Routing routing) {
-        this(tables, shardSets, routing, null);
+        this(tables, shardSets, routing, null, null);
+    }
+
+    /** As below, for a routing other than worker tables. */
+    public TableSet(BucketTable[] tables, KeyShards[] shardSets, Routing routing, Runnable cleared) {
+        this(tables, shardSets, routing, null, cleared);
     }
 
     /**
      * A set over {@code tables} (and their key shards, or null; as many as {@code routing.tables()}), routed by
-     * {@code routing}; {@code cleared} (or null) is run after each table's clear (reset, a window's new slice), by
-     * the clearing thread, once the table's last slot is empty: the hot-key combiners withdraw their blocks then.
+     * {@code routing}, worker tables among the workers of {@code workers} (null for another routing);
+     * {@code cleared} (or null) is run after each table's clear (reset, a window's new slice), by the clearing
+     * thread, once the table's last slot is empty: the hot-key combiners withdraw their blocks then.
      */
-    public TableSet(BucketTable[] tables, KeyShards[] shardSets, Routing routing, Runnable cleared) {
+    public TableSet(BucketTable[] tables, KeyShards[] shardSets, Routing routing, WorkerSpace workers,
+                    Runnable cleared) {
         if (tables.length != routing.tables()) {
             throw new IllegalArgumentException(tables.length + " tables for " + routing);
+        }
+        if (routing instanceof Routing.PerWorker && workers == null) {
+            throw new IllegalArgumentException(routing + " needs the workers");
         }
         this.tables = tables;
         this.cleared = cleared;
         this.shardSets = shardSets;
-        // The routing becomes two plain fields, so that indexFor (on every observation with several tables) reads
-        // a mask or calls one supplier, with no type switch.
-        this.workerTableMask = routing instanceof Routing.PerWorker w ? w.tables() - 1 : -1;
+        // The routing becomes plain fields, so that tableFor (on every observation with several tables) reads one
+        // element of tableOfStripe or calls one supplier, with no type switch.
+        this.workerTables = routing instanceof Routing.PerWorker w ? new WorkerAssignment(w.tables(), workers) : null;
+        this.tableOfStripe = workerTables != null ? new BucketTable[workers.stripes()] : null;
         this.window = routing instanceof Routing.Window w
                 ? new SlidingWindow(w.span(), w.slices(), w.clock(), this::clearSlice) : null;
         this.sliceOrNode = switch (routing) {
@@ -113,15 +136,31 @@ public final class TableSet {
         return shardSets == null ? List.of() : List.of(shardSets);
     }
 
-    /** The index of the table of the caller {@code worker} (a {@link WorkerHandle}). Wait-free. */
+    /**
+     * The index of the table of the caller {@code worker} (a {@link WorkerHandle}). Wait-free (worker tables: once
+     * the worker's stripe has its table; the first time takes a short lock, {@link WorkerAssignment#of}).
+     */
     public int indexFor(long worker) {
-        return workerTableMask >= 0 ? WorkerHandle.stripe(worker) & workerTableMask
-                : sliceOrNode.getAsInt();
+        return workerTables != null ? workerTables.of(worker) : sliceOrNode.getAsInt();
     }
 
-    /** The caller's table (several tables only; with one, callers keep it themselves). Wait-free. */
+    /**
+     * The caller's table (several tables only; with one, callers keep it themselves). Wait-free (worker tables: once
+     * the worker's stripe has its table, see {@link #indexFor}).
+     */
     public BucketTable tableFor(long worker) {
-        return tables[indexFor(worker)];
+        if (tableOfStripe == null) {
+            return tables[sliceOrNode.getAsInt()];
+        }
+        BucketTable table = tableOfStripe[WorkerHandle.stripe(worker)]; // plain: see the field
+        return table != null ? table : givenTable(worker);
+    }
+
+    /** The first observation of a stripe's worker: its table, from the assignment, remembered for the stripe. */
+    private BucketTable givenTable(long worker) {
+        BucketTable table = tables[workerTables.of(worker)];
+        tableOfStripe[WorkerHandle.stripe(worker)] = table; // plain: see the field
+        return table;
     }
 
     /** The key shards of the caller's table. Wait-free. */

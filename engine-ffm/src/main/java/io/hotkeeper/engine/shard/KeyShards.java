@@ -8,6 +8,7 @@ import io.hotkeeper.engine.table.BucketTable;
 import io.hotkeeper.engine.table.SlotLinks;
 import io.hotkeeper.engine.table.TableLayout;
 import io.hotkeeper.engine.table.TrackedSlots;
+import io.hotkeeper.engine.worker.WorkerAssignment;
 import io.hotkeeper.engine.worker.WorkerHandle;
 import io.hotkeeper.engine.worker.WorkerSpace;
 
@@ -53,7 +54,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
     /** Most shards (a memory budget), or 0: one per worker. */
     private final int shardLimit;
     /** Which of the {@link #shardLimit} shards each worker uses; null when each worker has its own. */
-    private final ShardAssignment assignment;
+    private final WorkerAssignment assignment;
     private final int maxKeyBytes;
     /** Null when no listener was given. */
     private final ExpelledKeys expelledKeys;
@@ -77,12 +78,12 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * As above; {@link #topK} adds {@code pendingCounts.pending(hash)} to each tracked key's table count (the
      * hot-key combiners' counts not yet in the table) and ranks by the sum. {@code shardLimit > 0} bounds the
      * shards (a memory budget): each worker is given one of them when it first promotes, the one with the fewest
-     * workers in use ({@link ShardAssignment}), shared with the other workers given it one at a time through the
-     * shard's busy gate, exactly as workers whose id is past the last regular shard share the overflow shards; {@code 0} gives each worker its own. Each shard is a segment of
-     * {@code shardBytes} (pages of size-classed entries, {@link ShardLayout}) with at most {@code capacity} entries
-     * in use. {@code inboxBytes > 0} gives each shard a second segment of that many bytes for inbox cells
-     * ({@link PromotionInbox}: promotions that find the shard busy wait there for its next owner), for shards that
-     * several workers share; 0 gives none.
+     * workers in use ({@link WorkerAssignment}), shared with the other workers given it one at a time through the
+     * shard's busy gate, exactly as workers whose id is past the last regular shard share the overflow shards;
+     * {@code 0} gives each worker its own. Each shard is a segment of {@code shardBytes} (pages of size-classed
+     * entries, {@link ShardLayout}) with at most {@code capacity} entries in use. {@code inboxBytes > 0} gives each
+     * shard a second segment of that many bytes for inbox cells ({@link PromotionInbox}: promotions that find the
+     * shard busy wait there for its next owner), for shards that several workers share; 0 gives none.
      */
     public KeyShards(BucketTable table, MemorySegment links, WorkerSpace workers, StatsStripes stats, int capacity,
                      long shardBytes, int shardLimit, long inboxBytes,
@@ -108,7 +109,7 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
         this.shardBytes = shardBytes;
         this.inboxBytes = inboxBytes;
         this.shardLimit = shardLimit;
-        this.assignment = shardLimit > 0 ? new ShardAssignment(shardLimit) : null;
+        this.assignment = shardLimit > 0 ? new WorkerAssignment(shardLimit, workers) : null;
         this.maxKeyBytes = maxKeyBytes;
         this.expelledKeys = expelledKeys;
         this.shards = new AtomicReferenceArray<>(ShardLayout.MAX_SHARDS);
@@ -126,33 +127,34 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
      * Threads: any. Progress: blocking the first time for a worker (creation takes a lock), wait-free after.
      */
     public KeyShard shardFor(long worker) {
-        int id = shardOf(WorkerHandle.id(worker != WorkerHandle.NO_HANDLE ? worker : workers.current()));
+        int id = shardOf(worker != WorkerHandle.NO_HANDLE ? worker : workers.current());
         KeyShard shard = shards.get(id);
         return shard != null ? shard : create(id);
     }
 
     /** The index of the calling thread's shard (see {@link #shardOf}), or -1 if it was given none yet. */
     private int currentShard() {
-        int id = WorkerHandle.id(workers.current());
-        return assignment != null ? assignment.assigned(id) : shardOf(id);
+        long worker = workers.current();
+        return assignment != null ? assignment.assigned(worker) : shardOf(worker);
     }
 
     /** Shards shared, through the busy gate, by workers without a shard of their own (see {@link #shardOf}). */
     private static final int OVERFLOW_SHARDS = 64;
-    /** Shards indexed by a worker id: ids below this have one of their own (or an assigned one under a limit). */
-    static final int REGULAR_SHARDS = ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS;
+    /** Shards indexed by a worker id: ids below this have one of their own. */
+    private static final int REGULAR_SHARDS = ShardLayout.MAX_SHARDS - OVERFLOW_SHARDS;
 
     /**
-     * The index of the shard of the worker whose id is {@code id} ({@link WorkerHandle#id(long)}): under a shard
-     * limit, the one {@link ShardAssignment} gives it; otherwise the id itself, or, for an id past the last regular
-     * shard (more than 4,032 live platform threads, or a virtual thread whose carrier is not visible because
-     * {@code jdk.internal.misc} is not exported), one of the last 64 shards, hashed. Such a shard has several
-     * owners in turn; the busy word still admits one at a time, so the owner-only rules hold per operation.
+     * The index of the shard of {@code worker}: under a shard limit, the one {@link WorkerAssignment} gives it;
+     * otherwise its id ({@link WorkerHandle#id(long)}), or, for an id past the last regular shard (more than 4,032
+     * live platform threads, or a virtual thread whose carrier is not visible because {@code jdk.internal.misc} is
+     * not exported), one of the last 64 shards, hashed. Such a shard has several owners in turn; the busy word still
+     * admits one at a time, so the owner-only rules hold per operation.
      */
-    private int shardOf(int id) {
+    private int shardOf(long worker) {
         if (assignment != null) {
-            return assignment.shardOf(id);
+            return assignment.of(worker);
         }
+        int id = WorkerHandle.id(worker);
         return id < REGULAR_SHARDS ? id : REGULAR_SHARDS + Math.floorMod(id * 0x9E3779B9, OVERFLOW_SHARDS);
     }
 

@@ -19,7 +19,7 @@ package io.hotkeeper.engine.worker;
  *               it is updated with atomic read-modify-write
  *  id (bits 0..29): dense, below the peak number of live writers; an id hashed from a virtual thread's own id
  *               (carrier not visible) has bit 29 set, so it lies past every exclusive stripe (and past every
- *               regular key shard, unless a memory budget bounds the shards: they take ids modulo their count)
+ *               regular key shard, unless a memory budget bounds the shards: WorkerAssignment gives them out)
  *
  *  long worker (the handle), what the observe path carries: the worker placed in one sketch's WorkerSpace
  *   63 62 61                     32 31                              7 6           1   0

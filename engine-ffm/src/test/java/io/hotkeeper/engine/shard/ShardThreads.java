@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * Threads for tests of a table with fewer key shards than workers. Ids are global and go lowest-free-first, so a
  * test cannot choose its threads' ids; this picks a thread whose id collides with the caller's: the two ids are
  * equal modulo the number of shards, which under a fixed {@code id % shards} put both writers on one shard
- * (see {@link ShardAssignment}).
+ * (see {@link io.hotkeeper.engine.worker.WorkerAssignment}).
  */
 public final class ShardThreads {
     private ShardThreads() {
