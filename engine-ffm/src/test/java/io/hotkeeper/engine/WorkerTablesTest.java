@@ -101,6 +101,18 @@ class WorkerTablesTest {
             assertTrue(mine >= 0 && theirs >= 0 && mine != theirs, "tables " + mine + " and " + theirs);
             assertEquals(10, hk.estimate(1L));
             assertEquals(20, hk.estimate(2L));
+            // A snapshot merged into another sketch of worker tables keeps both counts; after a reset this thread
+            // writes the table it was given before.
+            try (Hotkeeper copy = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED)
+                    .partitioning(Partitioning.perWorker(2)).build()) {
+                copy.merge(hk.snapshot());
+                assertEquals(10, copy.estimate(1L));
+                assertEquals(20, copy.estimate(2L));
+            }
+            hk.reset();
+            hk.observe(1L, 3);
+            assertEquals(3, tables.table(mine).estimate(hasher.hash(1L)), "the same table after a reset");
+            assertEquals(3, hk.estimate(1L));
         }
     }
 
