@@ -89,8 +89,10 @@ public final class KeyShards implements TrackedSlots, KeyShard.Evictions {
                      long shardBytes, int shardLimit, long inboxBytes,
                      int maxKeyBytes, ExpelledKeys expelledKeys, LongFunction<MemorySegment> shardAllocator,
                      PendingCounts pendingCounts) {
-        if (shardLimit < 0 || shardLimit > REGULAR_SHARDS) {
-            throw new IllegalArgumentException("shardLimit=" + shardLimit + ": must be in 0.." + REGULAR_SHARDS);
+        // The assignment's bound (a byte per stripe); the plan gives at most 8, far below the regular shards.
+        if (shardLimit < 0 || shardLimit > WorkerAssignment.MAX_CHOICES) {
+            throw new IllegalArgumentException("shardLimit=" + shardLimit + ": must be in 0.."
+                    + WorkerAssignment.MAX_CHOICES);
         }
         this.table = table;
         this.slotLinks = new SlotLinks(table, links);
