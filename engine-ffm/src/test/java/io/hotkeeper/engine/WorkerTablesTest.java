@@ -5,6 +5,7 @@ import io.hotkeeper.engine.hash.KeyHasher;
 import io.hotkeeper.engine.table.TableGeometry;
 import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.shard.ShardIntegrity;
+import io.hotkeeper.engine.shard.ShardThreads;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -85,7 +86,7 @@ class WorkerTablesTest {
         try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED)
                 .partitioning(Partitioning.perWorker(2)).build()) {
             hk.observe(1L, 10);
-            Thread other = io.hotkeeper.engine.shard.ShardThreads.startColliding(2, () -> hk.observe(2L, 20));
+            Thread other = ShardThreads.startColliding(2, () -> hk.observe(2L, 20));
             other.join();
             var tables = Internals.tables(hk);
             int mine = -1;
@@ -113,6 +114,33 @@ class WorkerTablesTest {
             hk.observe(1L, 3);
             assertEquals(3, tables.table(mine).estimate(hasher.hash(1L)), "the same table after a reset");
             assertEquals(3, hk.estimate(1L));
+        }
+    }
+
+    @Test
+    void aThreadThatTakesOverAnEndedWritersIdChoosesItsTableAfresh() throws Exception {
+        // Writer 2 observes first (table 0) and ends. Writer 1, whose thread held an id all along, then observes:
+        // writer 2 no longer counts, so it is given table 0 too. Writer 3 takes over writer 2's id while writer 1
+        // still lives: with writer 2's choice kept it would write table 0 beside writer 1, table 1 empty. The id
+        // changing hands forgets that choice (WorkerAssignment.forget), so writer 3 takes table 1.
+        KeyHasher hasher = KeyHasher.seeded(SEED);
+        try (Hotkeeper hk = Hotkeeper.builder().memoryBytes(MEMORY).seed(SEED)
+                .partitioning(Partitioning.perWorker(2)).build()) {
+            ShardThreads.idChangesHands(() -> hk.observe(1L, 10), () -> hk.observe(2L, 20),
+                    () -> hk.observe(3L, 30));
+            var tables = Internals.tables(hk);
+            int[] tableOf = new int[4];
+            for (int key = 1; key <= 3; key++) {
+                for (int i = 0; i < 2; i++) {
+                    if (tables.table(i).estimate(hasher.hash((long) key)) == 10L * key) {
+                        tableOf[key] = i;
+                    }
+                }
+                assertEquals(10L * key, hk.estimate((long) key));
+            }
+            assertEquals(0, tableOf[2], "the first writer's table");
+            assertEquals(0, tableOf[1], "writer 2 had ended: its table was free");
+            assertEquals(1, tableOf[3], "writer 3 took writer 2's id, not its table");
         }
     }
 

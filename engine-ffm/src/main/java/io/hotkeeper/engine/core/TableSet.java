@@ -49,11 +49,14 @@ public final class TableSet {
     /**
      * Worker tables: entry {@code stripe} is {@code tables[workerTables.of(worker)]} for that stripe's workers, or
      * null until one of them asked, so that the observe path reads one element here where a mask needed one of
-     * {@code tables}; null otherwise. Read plain, written plain: an entry only ever goes from null to the one table
-     * the stripe was given (racing writers store the same reference), and a racy read of a {@link BucketTable}
-     * reference is safe because every field of BucketTable is final and it was built before this set (JLS 17.5:
-     * a thread that sees the reference sees those fields and what they reference as built); a null read takes
-     * the slow path.
+     * {@code tables}; null otherwise. Read plain, written plain: an entry goes from null to the table the stripe
+     * was given, and back to null when the stripe's id changes hands ({@link WorkerAssignment#forget}, run by the
+     * id's new holder itself before its first observation, so the one thread that reads an exclusive stripe's
+     * entry sees that in program order). Any table is a correct one to write (the tables take any number of
+     * writers), so a racy read of another value costs balance at most, never a count; and a racy read of a
+     * {@link BucketTable} reference is safe because every field of BucketTable is final and it was built before
+     * this set (JLS 17.5: a thread that sees the reference sees those fields and what they reference as built). A
+     * null read takes the slow path.
      */
     private final BucketTable[] tableOfStripe;
     /** The index of the calling thread's node or time slice; null with one table or worker tables. */
@@ -92,8 +95,10 @@ public final class TableSet {
         this.shardSets = shardSets;
         // The routing becomes plain fields, so that tableFor (on every observation with several tables) reads one
         // element of tableOfStripe or calls one supplier, with no type switch.
-        this.workerTables = routing instanceof Routing.PerWorker w ? new WorkerAssignment(w.tables(), workers) : null;
-        this.tableOfStripe = workerTables != null ? new BucketTable[workers.stripes()] : null;
+        BucketTable[] remembered = routing instanceof Routing.PerWorker ? new BucketTable[workers.stripes()] : null;
+        this.tableOfStripe = remembered;
+        this.workerTables = routing instanceof Routing.PerWorker w
+                ? new WorkerAssignment(w.tables(), workers, stripe -> remembered[stripe] = null) : null;
         this.window = routing instanceof Routing.Window w
                 ? new SlidingWindow(w.span(), w.slices(), w.clock(), this::clearSlice) : null;
         this.sliceOrNode = switch (routing) {

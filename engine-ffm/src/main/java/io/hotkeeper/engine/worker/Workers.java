@@ -14,7 +14,9 @@ import java.util.Arrays;
  * indexed by it has a single writer. The id is recorded with its thread, and once that thread has terminated the
  * next new thread takes it over (the lowest id whose thread is dead, or never used): ids stay below the peak
  * number of live writers, deterministically, with no garbage collection involved. So do the key shards and
- * combiner blocks indexed by them: 5,000 threads that live one after another share one id and one shard.
+ * combiner blocks indexed by them: 5,000 threads that live one after another share one id and one shard. What was
+ * chosen for an id's last holder ({@link WorkerAssignment}: a worker table, a key shard under a limit) is forgotten
+ * when a new holder takes the id, on that holder's thread before its id is returned.
  *
  * <p>A virtual thread is mapped to its <em>carrier</em> where the carrier is visible (the JVM was started with
  * {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}, or the engine module): it shares the carrier's
@@ -86,6 +88,9 @@ public final class Workers {
             }
             holders[id] = holder;
         }
+        // Outside the lock (see WorkerAssignment.idChangedHands): a choice made for the id's last holder is not
+        // this holder's. Before the Token is returned, so before this thread's first call to any assignment.
+        WorkerAssignment.idChangedHands(id);
         return new Token(id);
     }
 

@@ -99,6 +99,30 @@ class PromotionInboxTest {
     }
 
     @Test
+    void aThreadThatTakesOverAnEndedWritersIdIsGivenTheFreeShard() throws Exception {
+        // Writer 2 is given shard 0 and ends; writer 1 is then given shard 0 too (writer 2 no longer counts). A new
+        // thread that takes over writer 2's id while writer 1 lives is given the other shard, not writer 2's
+        // (docs/shards.md, "An id that changes hands"); with the choice kept it would wait on writer 1's shard.
+        try (Hotkeeper hk = Hotkeeper.builder().memory(64 * 1024).k(100).maxKeyBytes(64).expectedThreads(2)
+                .combining(CombiningMode.OFF).seed(11).build()) {
+            assertEquals(2, hk.info().shardLimit(), hk.info().toString());
+            KeyShards shards = Internals.keyShards(hk);
+            KeyShard[] given = new KeyShard[3];
+            ShardThreads.idChangesHands(() -> given[0] = shards.shardFor(WorkerHandle.NO_HANDLE),
+                    () -> given[1] = shards.shardFor(WorkerHandle.NO_HANDLE),
+                    () -> {
+                        given[2] = shards.shardFor(WorkerHandle.NO_HANDLE);
+                        hk.observe("writer-3", 3);
+                        hk.observe("writer-3");
+                    });
+            assertTrue(given[0] == given[1], "writer 2 had ended when writer 1 asked: its shard was free");
+            assertTrue(given[2] != given[0], "writer 3 took writer 2's id, not its shard");
+            assertTrue(hk.contains("writer-3"));
+            assertEquals(List.of(), ShardIntegrity.violations(shards));
+        }
+    }
+
+    @Test
     void withoutCellsTheSameRunIsCountedButNotListedUntilItsKeyIsSeenAgain() throws Exception {
         // One expected writer: the plan gives no inbox cells, yet a second thread shares the one shard, so its
         // promotions that find the shard busy are dropped (what every shared shard did before the cells).

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 
 /**
  * Threads for tests of a table with fewer key shards than workers. Ids are global and go lowest-free-first, so a
@@ -33,26 +34,79 @@ public final class ShardThreads {
      */
     public static Thread startColliding(int shards, Runnable work) throws Exception {
         int residue = currentId() % shards;
+        return startWhere(id -> id % shards == residue, 4 * shards + 4, work);
+    }
+
+    /**
+     * Starts a platform thread whose worker id is {@code id} (one freed by an ended thread, or never used) and
+     * runs {@code work} on it, holding the lower free ids meanwhile as {@link #startColliding} does.
+     *
+     * @throws AssertionError if {@code id} + 8 threads in a row had other ids
+     */
+    public static Thread startWithId(int id, Runnable work) throws Exception {
+        return startWhere(given -> given == id, id + 8, work);
+    }
+
+    /**
+     * An id changing hands between two writers while a third lives: writer 1's thread takes an id and waits;
+     * writer 2's thread runs {@code second} and ends; writer 1 then runs {@code first}; a new thread that takes over
+     * writer 2's id ({@link #startWithId}) runs {@code third} while writer 1 still lives. Returns once all three
+     * threads have ended.
+     */
+    public static void idChangesHands(Runnable first, Runnable second, Runnable third) throws Exception {
+        CountDownLatch holds1 = new CountDownLatch(1);
+        CountDownLatch go1 = new CountDownLatch(1);
+        CountDownLatch done1 = new CountDownLatch(1);
+        CountDownLatch end1 = new CountDownLatch(1);
+        Thread writer1 = Thread.ofPlatform().start(() -> {
+            currentId(); // holds an id from now on
+            holds1.countDown();
+            awaitQuietly(go1);
+            first.run();
+            done1.countDown();
+            awaitQuietly(end1);
+        });
+        try {
+            holds1.await(); // before writer 2 starts, so that writer 1 cannot take writer 2's id once it ends
+            int[] id2 = new int[1];
+            Thread writer2 = Thread.ofPlatform().start(() -> {
+                id2[0] = currentId();
+                second.run();
+            });
+            writer2.join();
+            go1.countDown();
+            if (!done1.await(30, TimeUnit.SECONDS)) {
+                throw new AssertionError("writer 1 did not finish");
+            }
+            startWithId(id2[0], third).join();
+        } finally {
+            go1.countDown();
+            end1.countDown();
+            writer1.join();
+        }
+    }
+
+    private static Thread startWhere(IntPredicate wanted, int attempts, Runnable work) throws Exception {
         CountDownLatch chosen = new CountDownLatch(1);
         List<Thread> holding = new ArrayList<>();
         try {
-            for (int i = 0; i < 4 * shards + 4; i++) {
-                CompletableFuture<Boolean> colliding = new CompletableFuture<>();
+            for (int i = 0; i < attempts; i++) {
+                CompletableFuture<Boolean> found = new CompletableFuture<>();
                 Thread t = Thread.ofPlatform().start(() -> {
-                    boolean mine = currentId() % shards == residue;
-                    colliding.complete(mine);
+                    boolean mine = wanted.test(currentId());
+                    found.complete(mine);
                     if (mine) {
                         work.run();
                     } else {
                         awaitQuietly(chosen);
                     }
                 });
-                if (colliding.get(30, TimeUnit.SECONDS)) {
+                if (found.get(30, TimeUnit.SECONDS)) {
                     return t;
                 }
                 holding.add(t);
             }
-            throw new AssertionError(4 * shards + 4 + " threads in a row got other ids");
+            throw new AssertionError(attempts + " threads in a row got other ids");
         } finally {
             chosen.countDown();
             for (Thread t : holding) {

@@ -22,7 +22,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * of the stripes in use and writes the least used one into the entry. Both workers' ids count as in use here, so
  * whichever of them comes second under the lock sees the first one's choice and takes the other: the two get
  * different choices whatever the interleaving. The second worker's plain read of the first one's entry sees it
- * unset (-1) or its final value, never another (a byte is written once, from 0 to its value).
+ * unset (-1) or its final value, never another (an entry goes from 0 to its value under the lock; only a new holder
+ * of its id clears it again, which this test has none of).
  *
  * Worker 2 can only get choice 1 if it saw worker 1 holding choice 0 under the lock; its later read then happens
  * after that entry's write, so it cannot see the entry unset.
@@ -45,7 +46,7 @@ public class WorkerAssignmentRaceTest {
     static final long WORKER_1 = SPACE.handleOf(WorkerHandle.exclusive(1));
     static final long WORKER_2 = SPACE.handleOf(WorkerHandle.exclusive(2));
 
-    final WorkerAssignment assignment = new WorkerAssignment(2, SPACE, id -> true);
+    final WorkerAssignment assignment = WorkerAssignment.withIdsInUse(2, SPACE, id -> true);
 
     @Actor
     public void worker1(III_Result r) {
