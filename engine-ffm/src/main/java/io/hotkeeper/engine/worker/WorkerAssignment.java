@@ -76,7 +76,7 @@ public final class WorkerAssignment {
         return new WorkerAssignment(choices, space, inUse, stripe -> { });
     }
 
-    /** The general form (package tests): ids in use as {@code inUse} says, forgotten stripes told to {@code forgotten}. */
+    /** The general form (package tests): ids in use as {@code inUse} says, forgotten stripes told {@code forgotten}. */
     WorkerAssignment(int choices, WorkerSpace space, IntPredicate inUse, IntConsumer forgotten) {
         if (choices < 1 || choices > MAX_CHOICES) {
             throw new IllegalArgumentException("choices=" + choices + ": must be in 1.." + MAX_CHOICES);
