@@ -77,6 +77,31 @@ final class ShardFixture {
         }
     }
 
+    /**
+     * As the owner: deletes the entry of {@code link} and inserts the same key again ({@code fill} x 16, the same
+     * {@code hash}, the same slot 0), as a key that was evicted and promoted back into its slot would be. Returns
+     * the new link (the freed entry is reused if the owner could free it), or 0 if the owner section was busy.
+     */
+    long reinsertSameKey(long link, byte fill, long hash) {
+        if (!shard.tryEnter()) {
+            return 0;
+        }
+        try {
+            shard.deleteOwn(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link));
+            return shard.insertBytes(hash, 0, MemorySegment.ofArray(new byte[MAX_KEY_BYTES]).fill(fill), 0,
+                    MAX_KEY_BYTES, 1);
+        } finally {
+            shard.exit();
+        }
+    }
+
+    /** 1 if the entry of {@code link} is a live member of that link's generation (not marked dead), else 0. */
+    long live(long link) {
+        long state = stateOf(link);
+        return link != 0 && ShardLayout.generation(state) == ShardLayout.linkGeneration(link)
+                && (state & (ShardLayout.MEMBER | ShardLayout.DEAD)) == ShardLayout.MEMBER ? 1 : 0;
+    }
+
     /** Runs the owner's drain inside an owner section; false if the section was busy. */
     boolean drain() {
         if (!shard.tryEnter()) {
