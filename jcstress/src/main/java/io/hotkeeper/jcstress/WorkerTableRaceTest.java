@@ -24,7 +24,10 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * jcstress ends an actor's thread when its batch of samples is done, and a worker whose thread has ended no longer
  * counts, so the other actor, still working through the batch, may then be given the same (first) table: that is
  * the assignment freeing an ended thread's table, not a race. Whatever the order, a second call returns the first
- * call's table (the remembered entry, or the same assignment), and table 1 is only given while table 0 is held.
+ * call's table (the remembered entry, or the same assignment), and table 1 is only given while table 0 is held. A
+ * new actor thread that takes over an ended one's worker id forgets that id's table before its first call
+ * ({@code WorkerAssignment.forget}, run by {@code Workers} as it hands the id out) and asks afresh: the same
+ * outcomes.
  * The negative control of the assignment itself is {@code worker.BrokenWorkerAssignmentRaceTest}.
  *
  * <p>r1, r2: the table index each actor got (0 or 1), or 9 if its second call returned another table.
