@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  *   <li>{@code public final class KeyShard} becomes package-private {@code final class BrokenKeyShard}, and every
  *       other {@code KeyShard} identifier is renamed with it;</li>
  *   <li>the promotion section (from its {@code // ---- promotion} rule to the {@code // ---- owner section} rule:
- *       the promote methods, their settle step and the carrying out of the inbox's promotions) is removed: it
+ *       the class-floor check before a promotion, the promote methods, their settle step and the carrying out of
+ *       the inbox's promotions) is removed: it
  *       calls {@code insertChars}, and the controls insert keys and drive the slot-link protocol themselves;</li>
  *   <li>{@code insertChars} (its Javadoc and body) is removed: it needs the engine's package-private
  *       {@code Utf8Writer}, and the controls insert bytes only;</li>

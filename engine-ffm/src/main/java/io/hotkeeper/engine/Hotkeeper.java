@@ -11,6 +11,7 @@ import io.hotkeeper.engine.salt.EvictionSalt;
 import io.hotkeeper.engine.salt.SaltLayout;
 import io.hotkeeper.engine.SaltMode;
 import io.hotkeeper.engine.shard.ExpelledKeys;
+import io.hotkeeper.engine.shard.KeyShard;
 import io.hotkeeper.engine.shard.KeyShards;
 import io.hotkeeper.engine.shard.PendingCounts;
 import io.hotkeeper.engine.shard.ShardLayout;
@@ -1312,7 +1313,12 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
         try {
             KeyShards here = shardsHere(worker);
             if ((result & BucketTable.PROMOTE) != 0) {
-                here.shardFor(worker).promote(hash, longKey, bytes, offset, length, chars, worker);
+                KeyShard shard = here.shardFor(worker);
+                // A key's UTF-8 bytes are at least its chars: a lower bound on its stored length is enough here.
+                long keyBytes = chars != null ? chars.length() : bytes != null ? length : Long.BYTES;
+                if (!shard.belowClassFloor(keyBytes, result & TableLayout.COUNT_MASK)) {
+                    shard.promote(hash, longKey, bytes, offset, length, chars, worker);
+                }
             } else if ((result & BucketTable.VISIT) != 0) {
                 here.visit(hash);
             }

@@ -249,6 +249,22 @@ public final class KeyShard {
 
     // ------------------------------------------------------------------ promotion
 
+    /**
+     * Whether a promotion of a key stored in at least {@code keyBytes} bytes, whose slot counts {@code count}, would
+     * be turned away by its class's own floor (the class has no room and its last walk met only heavier entries
+     * large enough for it: {@link #sieveEvict}); the caller then skips {@link #promote}, as the table skips a count
+     * below its floor. A class's floor stands for every larger class too (their entries are a subset of the
+     * ones that walk could take), so a lower bound on the key's stored length is enough. Threads: any. Progress:
+     * wait-free.
+     */
+    public boolean belowClassFloor(long keyBytes, long count) {
+        int cls = ShardLayout.classFor((int) Math.min(keyBytes, maxKeyBytes), maxKeyBytes);
+        // Opaque loads of fields the owner stores opaque: a stale value only delays or repeats a promotion
+        // attempt, as a stale table floor does; the owner's own check in allocate() is exact.
+        return count < (long) LONG.getOpaque(segment, ShardLayout.starved(cls))
+                && (long) LONG.getOpaque(segment, ShardLayout.STARVED_RESCALES) == evictions.rescales();
+    }
+
     /** How many times a promotion's claim re-reads a slot word that a concurrent refresh changed. */
     private static final int CLAIM_ATTEMPTS = 4;
 
@@ -471,9 +487,43 @@ public final class KeyShard {
         pushFree(entry);
     }
 
+    /**
+     * Whether a candidate of class {@code cls} counting {@code candidateCount} is turned away without a walk: no
+     * entry of its class or larger is free, and a walk for that class turned away a candidate at least as heavy
+     * since the last entry of its class or larger was freed, under the table's current rescale count. This is the
+     * class's own promotion floor: a class with no room whose entries are heavier does not raise the table-wide
+     * floor ({@link #sieveEvict}), which would keep the keys of the other classes out of entries they could take
+     * from lighter keys (docs/shards.md, "A class with no room keeps its floor to itself"). Owner only.
+     */
+    private boolean turnedAwayAtOnce(int cls, long candidateCount) {
+        return candidateCount < ownerGet(ShardLayout.starved(cls))
+                && ownerGet(ShardLayout.STARVED_RESCALES) == evictions.rescales();
+    }
+
+    /**
+     * Records that the walk for a candidate of class {@code cls} counting {@code candidateCount} met only heavier
+     * entries large enough for it, decided from counts read after the table's rescale count read {@code rescales}:
+     * until an entry of class {@code cls} or larger is freed, or the counts are rescaled, candidates of the class
+     * counting no more are turned away at once. Owner only.
+     */
+    private void starve(int cls, long candidateCount, long rescales) {
+        if (ownerGet(ShardLayout.STARVED_RESCALES) != rescales) {
+            for (int c = 0; c < classes; c++) {
+                ownerSet(ShardLayout.starved(c), 0);
+            }
+            ownerSet(ShardLayout.STARVED_RESCALES, rescales);
+        }
+        ownerSet(ShardLayout.starved(cls), Math.max(ownerGet(ShardLayout.starved(cls)), candidateCount + 1));
+    }
+
     /** Puts a freed entry on its class's free list; it is no longer in use. Owner only. */
     private void pushFree(int entry) {
-        long head = ShardLayout.freeHead(classOf(entry));
+        int freed = classOf(entry);
+        for (int c = 0; c <= freed; c++) {
+            // A free entry of this class is room for every class up to it.
+            ownerSet(ShardLayout.starved(c), 0);
+        }
+        long head = ShardLayout.freeHead(freed);
         INT.set(segment, ShardLayout.entryOffset(entry) + ShardLayout.SIEVE_NEXT, (int) ownerGet(head));
         ownerSet(head, entry);
         addOwner(ShardLayout.IN_USE, -1);
@@ -498,6 +548,9 @@ public final class KeyShard {
                     return entry;
                 }
                 minClass = cls;
+                if (turnedAwayAtOnce(cls, candidateCount)) {
+                    return NONE;
+                }
             }
             if (!sieveEvict(candidateCount, minClass)) {
                 return NONE;
@@ -872,6 +925,10 @@ public final class KeyShard {
             hand = (int) ownerGet(ShardLayout.SIEVE_TAIL);
         }
         int heavier = 0;
+        // The lightest of the first few entries passed as too small for the candidate: a key of its class could
+        // still take it.
+        long lightestSmaller = Long.MAX_VALUE;
+        int smallerRead = 0;
         for (long step = 0; hand != NONE && step <= 2 * live + 1; step++) {
             long stateOffset = ShardLayout.entryOffset(hand) + ShardLayout.STATE;
             long state = (long) LONG.getVolatile(segment, stateOffset);
@@ -879,6 +936,10 @@ public final class KeyShard {
             int next = n != NONE ? n : (int) ownerGet(ShardLayout.SIEVE_TAIL);
             if (minClass > 0 && classOf(hand) < minClass) {
                 // Too small to free room for the candidate's class: passed untouched (its bit is not its turn).
+                if (smallerRead++ < EVICTION_EXAMINE_LIMIT) {
+                    lightestSmaller = Math.min(lightestSmaller, evictions.trackedCount(this, hand,
+                            ShardLayout.link(id, hand, ShardLayout.generation(state))));
+                }
                 hand = next;
                 continue;
             }
@@ -904,7 +965,17 @@ public final class KeyShard {
             return true;
         }
         ownerSet(ShardLayout.SIEVE_HAND, hand);
-        if (heavier > 0) {
+        if (heavier > 0 && minClass > 0) {
+            // Turned away by heavier entries of the classes large enough for it, while the entry count leaves room:
+            // the candidate's class keeps its own floor; the table-wide one stays for the other classes.
+            starve(minClass, candidateCount, rescales);
+            // The table-wide floor rises no higher than the lightest smaller entry the walk passed, which a key of
+            // its class could take.
+            long smallerFloor = Math.min(candidateCount, lightestSmaller);
+            if (smallerFloor > 0) {
+                evictions.rejected(smallerFloor, rescales);
+            }
+        } else if (heavier > 0) {
             // Turned away by heavier entries (not by an empty list: every entry may be awaiting its reaping).
             evictions.rejected(candidateCount, rescales);
         }

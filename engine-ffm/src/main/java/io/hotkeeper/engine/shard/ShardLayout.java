@@ -17,7 +17,10 @@ package io.hotkeeper.engine.shard;
  *  owner region: IN_USE SIEVE_HEAD SIEVE_TAIL SIEVE_HAND NEXT_PAGE REAP_CURSOR PENDING LIVE MAX_ZOMBIES
  *                (8 bytes each)
  *  class region: for class c, FREE_HEAD(c) at 384 + 16c, BUMP(c) at 384 + 16c + 8 (the next never-used entry
- *                of the class's newest page, or NONE)
+ *                of the class's newest page, or NONE); STARVED(c) at 544 + 8c (a candidate of class c counting
+ *                less is turned away at once while the class has no room, 0: none); STARVED_RESCALES at 624 (the
+ *                table's rescale count those were decided under). The owner writes both; any thread may read
+ *                them (opaque) to skip a promotion the owner would turn away
  *  page map:     pageCount bytes rounded up to 128: 0 = not assigned yet, c + 1 = assigned to class c
  *  pages:        pageBytes each (a power of two, at least 512 bytes and at least one entry of the largest class)
  * </pre>
@@ -221,6 +224,18 @@ public final class ShardLayout {
     public static long bump(int c) {
         return CLASS_REGION + 16L * c + 8;
     }
+
+    /**
+     * Class region, written by the owner: the count below which a candidate of class {@code c} is turned away
+     * without a SIEVE walk while no entry of class {@code c} or larger is free (0: none); see
+     * {@code KeyShard.belowClassFloor}.
+     */
+    public static long starved(int c) {
+        return CLASS_REGION + 16L * MAX_CLASSES + 8L * c;
+    }
+
+    /** Class region, written by the owner: the table's rescale count the {@link #starved} counts were decided under. */
+    public static final long STARVED_RESCALES = CLASS_REGION + 24L * MAX_CLASSES;
 
     /** Key bytes rounded up to 8: the largest class's key bytes for keys of up to {@code maxKeyBytes}. */
     private static int topKeyBytes(int maxKeyBytes) {

@@ -32,14 +32,25 @@ class SizeClassesTest {
     private static final class Counts implements KeyShard.Evictions {
         final Map<Long, Long> counts = new HashMap<>();
         final List<Long> evicted = new ArrayList<>();
+        /** The counts passed to {@link #rejected}: the table-wide floor would rise to each + 1. */
+        final List<Long> rejected = new ArrayList<>();
+        long countsRead;
+        long rescales;
 
         @Override
         public long trackedCount(KeyShard shard, int entry, long link) {
+            countsRead++;
             return counts.getOrDefault(link, 0L);
         }
 
         @Override
         public void rejected(long count) {
+            rejected.add(count);
+        }
+
+        @Override
+        public long rescales() {
+            return rescales;
         }
 
         @Override
@@ -258,21 +269,29 @@ class SizeClassesTest {
         assertArrayEquals(new byte[] {100, 0, 0, 0, 0, 0, 0, 0}, read.bytes());
     }
 
+    /**
+     * Fills a two-page shard for 64-byte keys: page 1 with twelve long keys counting {@code smallCount}, page 0 (five
+     * entries of the largest class) with 40-byte keys counting {@code largeCount}; their links go to the lists.
+     */
+    private static void fillTwoClasses(KeyShard shard, Counts counts, List<Long> small, long smallCount,
+                                       List<Long> large, long largeCount) {
+        for (int i = 0; i < 12; i++) {
+            small.add(insertLong(shard, i, smallCount));
+            counts.counts.put(small.getLast(), smallCount);
+        }
+        for (int i = 0; i < 5; i++) {
+            large.add(insertText(shard, i + text(39, 'k'), largeCount));
+            counts.counts.put(large.getLast(), largeCount);
+        }
+    }
+
     @Test
     void aLongKeyEvictsOnlyAnEntryLargeEnoughForIt() {
         Counts counts = new Counts();
         KeyShard shard = shard(2, 1000, 64, counts);
-        // Fill page 1 with long keys (12) and page 0 (5 entries of the largest class) with 40-byte keys.
         List<Long> small = new ArrayList<>();
-        for (int i = 0; i < 12; i++) {
-            small.add(insertLong(shard, i, 1));
-            counts.counts.put(small.getLast(), 1L);
-        }
         List<Long> large = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            large.add(insertText(shard, i + text(39, 'k'), 1));
-            counts.counts.put(large.getLast(), 5L);
-        }
+        fillTwoClasses(shard, counts, small, 1, large, 5);
         // A 50-byte key needs the largest class: the entry count is not the limit, room is, and only an entry of
         // that class is room for it, so the lighter long keys (count 1) are passed and a 40-byte key (5 < 10) goes.
         long candidate = insertText(shard, text(50, 'z'), 10);
@@ -284,6 +303,56 @@ class SizeClassesTest {
         for (long link : small) {
             assertTrue(shard.readKey(ShardLayout.linkEntry(link), ShardLayout.linkGeneration(link)) != null);
         }
+    }
+
+    @Test
+    void aClassWithNoRoomKeepsItsFloorToItself() {
+        Counts counts = new Counts();
+        KeyShard shard = shard(2, 1000, 64, counts);
+        // Light long keys (count 2), and heavy 40-byte keys (count 50) in the largest class.
+        List<Long> light = new ArrayList<>();
+        List<Long> heavy = new ArrayList<>();
+        fillTwoClasses(shard, counts, light, 2, heavy, 50);
+        // A 50-byte key at 10 finds its class full of heavier keys and no page left: turned away. The table-wide
+        // floor rises only to what a long key needs to take a light entry (3), not to 11, which would keep out
+        // the long keys that could replace the lights.
+        assertEquals(0, insertText(shard, text(50, 'z'), 10));
+        assertEquals(List.of(2L), counts.rejected);
+        // Any thread may ask before promoting: keys of that class (33 to 64 bytes) counting 10 or less would be
+        // turned away; long keys would not.
+        assertTrue(shard.belowClassFloor(50, 10));
+        assertTrue(shard.belowClassFloor(33, 10));
+        assertFalse(shard.belowClassFloor(50, 11));
+        assertFalse(shard.belowClassFloor(8, 3));
+        // The class keeps its own floor: a key of that class at 10 is turned away without walking the entries.
+        long read = counts.countsRead;
+        assertEquals(0, insertText(shard, text(50, 'y'), 10));
+        assertEquals(read, counts.countsRead, "no walk below the class's own floor");
+        assertEquals(List.of(2L), counts.rejected);
+        // A heavier one walks again and, still turned away, raises the class's floor (the table's stays at 3).
+        assertEquals(0, insertText(shard, text(50, 'x'), 20));
+        assertTrue(counts.countsRead > read);
+        assertEquals(List.of(2L, 2L), counts.rejected);
+        // A long key at 3 takes a light entry: the other class was never held back.
+        long longKey = insertLong(shard, 99, 3);
+        assertNotEquals(0, longKey);
+        assertEquals(0, classOf(shard, longKey));
+        // Counts rescaled (reset, decay): the class's floor no longer stands, the walk runs again.
+        counts.rescales++;
+        read = counts.countsRead;
+        assertEquals(0, insertText(shard, text(50, 'w'), 10));
+        assertTrue(counts.countsRead > read, "a rescale drops the class's floor");
+        assertTrue(shard.belowClassFloor(50, 10), "the walk after the rescale set it again");
+        counts.rescales++;
+        assertFalse(shard.belowClassFloor(50, 10));
+        // An entry of the class freed: room again, the next key of the class at 10 takes it.
+        assertEquals(0, insertText(shard, text(50, 'u'), 10));
+        assertTrue(shard.belowClassFloor(50, 10));
+        delete(shard, heavy.getFirst());
+        assertFalse(shard.belowClassFloor(50, 10), "a freed entry of the class clears its floor");
+        long taken = insertText(shard, text(50, 'v'), 10);
+        assertNotEquals(0, taken);
+        assertEquals(3, classOf(shard, taken));
     }
 
     @Test
