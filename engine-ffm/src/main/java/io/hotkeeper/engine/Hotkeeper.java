@@ -1302,7 +1302,8 @@ public final class Hotkeeper implements KeyObserver, AutoCloseable {
 
     /**
      * The slow path after an observation whose result carries PROMOTE, VISIT or EXPELLED, kept out of the hot
-     * methods: the promotion into the caller's key shard (the key as {@code KeyShard.promote} takes it:
+     * methods: the promotion into the caller's key shard, unless the floor of the key's size class turns it away
+     * there ({@code KeyShard.belowClassFloor}; the key as {@code KeyShard.promote} takes it:
      * {@code longKey} when {@code bytes} and {@code chars} are null, else a segment range, else characters), or the
      * SIEVE visit of a tracked key's hit, then the expelled-key listener for the keys this observation expelled,
      * last: outside the combiner's block and the shard's busy section, so a listener may call back into this sketch

@@ -491,9 +491,10 @@ public final class KeyShard {
      * Whether a candidate of class {@code cls} counting {@code candidateCount} is turned away without a walk: no
      * entry of its class or larger is free, and a walk for that class turned away a candidate at least as heavy
      * since the last entry of its class or larger was freed, under the table's current rescale count. This is the
-     * class's own promotion floor: a class with no room whose entries are heavier does not raise the table-wide
-     * floor ({@link #sieveEvict}), which would keep the keys of the other classes out of entries they could take
-     * from lighter keys (docs/shards.md, "A class with no room keeps its floor to itself"). Owner only.
+     * class's own promotion floor: a class with no room whose entries are heavier raises the table-wide floor only
+     * as far as the lighter entries of the smaller classes ({@link #sieveEvict}), since a floor at its own count
+     * would keep the keys of those classes out of entries they could take from lighter keys (docs/shards.md, "A
+     * class with no room keeps its floor to itself"). Owner only.
      */
     private boolean turnedAwayAtOnce(int cls, long candidateCount) {
         return candidateCount < ownerGet(ShardLayout.starved(cls))
