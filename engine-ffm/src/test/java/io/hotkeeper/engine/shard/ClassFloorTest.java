@@ -3,18 +3,21 @@ package io.hotkeeper.engine.shard;
 import io.hotkeeper.engine.CombiningMode;
 import io.hotkeeper.engine.HeavyHitter;
 import io.hotkeeper.engine.Hotkeeper;
+import io.hotkeeper.engine.Partitioning;
 import io.hotkeeper.engine.core.Internals;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A size class's own promotion floor (docs/shards.md, "A class with no room keeps its floor to itself") with the
- * paths it meets in a whole sketch: the table-wide floor beside it, {@code decay}, {@code reset} and a second
- * writer.
+ * paths it meets in a whole sketch: the table-wide floor beside it, {@code decay}, {@code reset}, a window's
+ * recycled slice and a second writer.
  * The sketch is starved on purpose: ten-byte keys seen once take every page, so the 50-byte keys that come next
  * have the largest class's first page alone (five entries) and the rest of them are turned away.
  */
@@ -37,6 +40,11 @@ class ClassFloorTest {
     private static Hotkeeper starved() {
         Hotkeeper hk = Hotkeeper.builder().memory(24576).maxKeyBytes(64).seed(1).combining(CombiningMode.OFF)
                 .build();
+        starve(hk);
+        return hk;
+    }
+
+    private static void starve(Hotkeeper hk) {
         for (int i = 0; i < 3000; i++) {
             hk.observe(shortKey(i));
         }
@@ -45,7 +53,6 @@ class ClassFloorTest {
                 hk.observe(longKey(j));
             }
         }
-        return hk;
     }
 
     private static KeyShard shardOf(Hotkeeper hk) {
@@ -108,6 +115,27 @@ class ClassFloorTest {
             hk.observe(late);
             assertTrue(listed(hk, late), "tracked at its first observation, as in a fresh sketch");
             ShardIntegrity.check(Internals.keyShards(hk));
+        }
+    }
+
+    @Test
+    void aRecycledWindowSliceStartsWithoutTheClassFloor() {
+        AtomicLong now = new AtomicLong(0);
+        try (Hotkeeper hk = Hotkeeper.builder().memory(98304).maxKeyBytes(64).seed(1).combining(CombiningMode.OFF)
+                .partitioning(Partitioning.window(Duration.ofSeconds(4), 4)).clock(now::get).build()) {
+            starve(hk); // slice 0: table 0 and its shard
+            KeyShard first = Internals.keyShardSets(hk).getFirst().shards().getFirst();
+            assertTrue(first.belowClassFloor(50, ROUNDS - 5), "slice 0's 50-byte class is starved");
+            for (int slice = 1; slice <= 4; slice++) {
+                now.addAndGet(1_000_000_000L);
+                hk.totalWeight(); // a query rotates
+            }
+            // Slice 4 writes table 0 again, cleared for it: its shard's class floor no longer stands.
+            assertFalse(first.belowClassFloor(50, 1));
+            String late = longKey(LONG_KEYS);
+            hk.observe(late);
+            assertTrue(listed(hk, late), "tracked at its first observation in the recycled slice");
+            ShardIntegrity.checkAll(Internals.keyShardSets(hk));
         }
     }
 
