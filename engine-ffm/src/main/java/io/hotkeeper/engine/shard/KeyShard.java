@@ -258,11 +258,7 @@ public final class KeyShard {
      * wait-free.
      */
     public boolean belowClassFloor(long keyBytes, long count) {
-        int cls = ShardLayout.classFor((int) Math.min(keyBytes, maxKeyBytes), maxKeyBytes);
-        // Opaque loads of fields the owner stores opaque: a stale value only delays or repeats a promotion
-        // attempt, as a stale table floor does; the owner's own check in allocate() is exact.
-        return count < (long) LONG.getOpaque(segment, ShardLayout.starved(cls))
-                && (long) LONG.getOpaque(segment, ShardLayout.STARVED_RESCALES) == evictions.rescales();
+        return turnedAwayAtOnce(ShardLayout.classFor((int) Math.min(keyBytes, maxKeyBytes), maxKeyBytes), count);
     }
 
     /** How many times a promotion's claim re-reads a slot word that a concurrent refresh changed. */
@@ -494,11 +490,13 @@ public final class KeyShard {
      * class's own promotion floor: a class with no room whose entries are heavier raises the table-wide floor only
      * as far as the lighter entries of the smaller classes ({@link #sieveEvict}), since a floor at its own count
      * would keep the keys of those classes out of entries they could take from lighter keys (docs/shards.md, "A
-     * class with no room keeps its floor to itself"). Owner only.
+     * class with no room keeps its floor to itself"). Threads: any (exact for the owner, in {@link #allocate}).
      */
     private boolean turnedAwayAtOnce(int cls, long candidateCount) {
-        return candidateCount < ownerGet(ShardLayout.starved(cls))
-                && ownerGet(ShardLayout.STARVED_RESCALES) == evictions.rescales();
+        // Opaque loads of fields the owner stores opaque: on another thread a stale value only delays or repeats a
+        // promotion attempt, as a stale table floor does; the owner reads its own latest stores.
+        return candidateCount < (long) LONG.getOpaque(segment, ShardLayout.starved(cls))
+                && (long) LONG.getOpaque(segment, ShardLayout.STARVED_RESCALES) == evictions.rescales();
     }
 
     /**
