@@ -61,6 +61,15 @@ class ClassFloorTest {
         return shards.getFirst();
     }
 
+    /** Observes a long key not seen before {@code ROUNDS - 10} times; whether {@code topK(100)} then lists it. */
+    private static boolean lateLongKeyListed(Hotkeeper hk) {
+        String late = longKey(LONG_KEYS);
+        for (int i = 0; i < ROUNDS - 10; i++) {
+            hk.observe(late);
+        }
+        return listed(hk, late);
+    }
+
     private static boolean listed(Hotkeeper hk, String key) {
         return hk.topK(100).stream().map(HeavyHitter::keyAsString).anyMatch(key::equals);
     }
@@ -79,11 +88,7 @@ class ClassFloorTest {
             hk.observe(newcomer);
             assertTrue(listed(hk, newcomer), "a short key at 2 is tracked");
             // A fresh long key below the class's floor is not tracked.
-            String late = longKey(LONG_KEYS);
-            for (int i = 0; i < ROUNDS - 10; i++) {
-                hk.observe(late);
-            }
-            assertFalse(listed(hk, late), "below its class's floor, with every entry of the class heavier");
+            assertFalse(lateLongKeyListed(hk), "below its class's floor, with every entry of the class heavier");
             ShardIntegrity.check(Internals.keyShards(hk));
         }
     }
@@ -96,11 +101,7 @@ class ClassFloorTest {
             hk.decay(0.5);
             assertFalse(shard.belowClassFloor(50, ROUNDS - 5), "decided from counts that decay has replaced");
             // The tracked long keys now count about 20: a fresh one observed 30 times takes one's entry.
-            String late = longKey(LONG_KEYS);
-            for (int i = 0; i < ROUNDS - 10; i++) {
-                hk.observe(late);
-            }
-            assertTrue(listed(hk, late), "heavier than the decayed long keys: tracked");
+            assertTrue(lateLongKeyListed(hk), "heavier than the decayed long keys: tracked");
             ShardIntegrity.check(Internals.keyShards(hk));
         }
     }
