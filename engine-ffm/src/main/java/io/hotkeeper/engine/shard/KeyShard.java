@@ -924,8 +924,8 @@ public final class KeyShard {
             hand = (int) ownerGet(ShardLayout.SIEVE_TAIL);
         }
         int heavier = 0;
-        // The lightest of the first few entries passed as too small for the candidate: a key of its class could
-        // still take it.
+        // The lightest of the first EVICTION_EXAMINE_LIMIT entries passed as too small for the candidate: a key of
+        // its class could still take it.
         long lightestSmaller = Long.MAX_VALUE;
         int smallerRead = 0;
         for (long step = 0; hand != NONE && step <= 2 * live + 1; step++) {
@@ -966,10 +966,8 @@ public final class KeyShard {
         ownerSet(ShardLayout.SIEVE_HAND, hand);
         if (heavier > 0 && minClass > 0) {
             // Turned away by heavier entries of the classes large enough for it, while the entry count leaves room:
-            // the candidate's class keeps its own floor; the table-wide one stays for the other classes.
-            starve(minClass, candidateCount, rescales);
-            // The table-wide floor rises no higher than the lightest smaller entry the walk passed, which a key of
-            // its class could take.
+            // the candidate's class keeps its own floor, and the table-wide floor rises no higher than the lightest
+            // of the smaller entries the walk read, which a key of their class could take.
             long smallerFloor = Math.min(candidateCount, lightestSmaller);
             if (smallerFloor > 0) {
                 evictions.rejected(smallerFloor, rescales);
