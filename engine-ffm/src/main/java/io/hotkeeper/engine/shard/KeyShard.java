@@ -968,6 +968,7 @@ public final class KeyShard {
             // Turned away by heavier entries of the classes large enough for it, while the entry count leaves room:
             // the candidate's class keeps its own floor, and the table-wide floor rises no higher than the lightest
             // of the smaller entries the walk read, which a key of their class could take.
+            starve(minClass, candidateCount, rescales);
             long smallerFloor = Math.min(candidateCount, lightestSmaller);
             if (smallerFloor > 0) {
                 evictions.rejected(smallerFloor, rescales);
