@@ -208,8 +208,8 @@ public final class KeyShard {
             LONG.set(segment, field, (long) NONE);
         }
         for (int c = 0; c < ShardLayout.MAX_CLASSES; c++) {
-            LONG.set(segment, ShardLayout.freeHead(c), (long) NONE);
-            LONG.set(segment, ShardLayout.bump(c), (long) NONE);
+            INT.set(segment, ShardLayout.freeHead(c), NONE);
+            INT.set(segment, ShardLayout.bump(c), NONE);
         }
         LONG.set(segment, ShardLayout.STACK_HEAD, (long) NONE);
         // The largest class always has a page, so a key of any length has entries it may take or evict.
@@ -523,8 +523,8 @@ public final class KeyShard {
             ownerSet(ShardLayout.starved(c), 0);
         }
         long head = ShardLayout.freeHead(freed);
-        INT.set(segment, ShardLayout.entryOffset(entry) + ShardLayout.SIEVE_NEXT, (int) ownerGet(head));
-        ownerSet(head, entry);
+        INT.set(segment, ShardLayout.entryOffset(entry) + ShardLayout.SIEVE_NEXT, ownerGetInt(head));
+        ownerSetInt(head, entry);
         addOwner(ShardLayout.IN_USE, -1);
     }
 
@@ -565,9 +565,9 @@ public final class KeyShard {
     private int take(int cls) {
         for (int c = cls; c < classes; c++) {
             long head = ShardLayout.freeHead(c);
-            int free = (int) ownerGet(head);
+            int free = ownerGetInt(head);
             if (free != NONE) {
-                ownerSet(head, (int) INT.get(segment, ShardLayout.entryOffset(free) + ShardLayout.SIEVE_NEXT));
+                ownerSetInt(head, (int) INT.get(segment, ShardLayout.entryOffset(free) + ShardLayout.SIEVE_NEXT));
                 return free;
             }
             int fresh = bumpEntry(c);
@@ -584,14 +584,14 @@ public final class KeyShard {
     /** The next never-used entry of class {@code c}'s newest page, or NONE. Owner only. */
     private int bumpEntry(int c) {
         long field = ShardLayout.bump(c);
-        int entry = (int) ownerGet(field);
+        int entry = ownerGetInt(field);
         if (entry == NONE) {
             return NONE;
         }
         int next = entry + classEntryBytes[c] / 8;
         long pageStart = pageStart(pageOf(entry));
         boolean fits = ShardLayout.entryOffset(next) + classEntryBytes[c] <= pageStart + pageBytes;
-        ownerSet(field, fits ? next : NONE);
+        ownerSetInt(field, fits ? next : NONE);
         // First generation is 1, so that a link word is never 0. Release: a reader that finds this page's class
         // reads the state word of each of its entries; 0 (never used) and 1 without MEMBER both mean "skip".
         LONG.setRelease(segment, ShardLayout.entryOffset(entry) + ShardLayout.STATE, 1L << ShardLayout.GENERATION_SHIFT);
@@ -607,7 +607,7 @@ public final class KeyShard {
         // Opaque: readers (topK's scan, integrity) read the class byte, then NEXT_PAGE's bound is only a hint.
         BYTE.setOpaque(segment, ShardLayout.HEADER_BYTES + page, (byte) (c + 1));
         ownerSet(ShardLayout.NEXT_PAGE, page + 1);
-        ownerSet(ShardLayout.bump(c), ShardLayout.entryId(pageStart((int) page)));
+        ownerSetInt(ShardLayout.bump(c), ShardLayout.entryId(pageStart((int) page)));
         return true;
     }
 
@@ -801,7 +801,7 @@ public final class KeyShard {
      */
     private int nextUsed(int entry) {
         int e = entry == NONE ? firstEntry() : nextEntry(entry);
-        while (e != NONE && e == (int) ownerGet(ShardLayout.bump(classOf(e)))) {
+        while (e != NONE && e == ownerGetInt(ShardLayout.bump(classOf(e)))) {
             int page = pageOf(e) + 1;
             e = page < ownerGet(ShardLayout.NEXT_PAGE) ? ShardLayout.entryId(pageStart(page)) : NONE;
         }
@@ -1139,6 +1139,16 @@ public final class KeyShard {
         LONG.setOpaque(segment, field, value);
     }
 
+    /** An int field of the class region (a free list head, a bump entry). Owner only. */
+    private int ownerGetInt(long field) {
+        return (int) INT.get(segment, field);
+    }
+
+    private void ownerSetInt(long field, int value) {
+        // Opaque, as ownerSet.
+        INT.setOpaque(segment, field, value);
+    }
+
     private void addOwner(long field, long delta) {
         ownerSet(field, ownerGet(field) + delta);
     }
@@ -1152,6 +1162,14 @@ public final class KeyShard {
      */
     public long headerWord(long field) {
         return (long) LONG.getVolatile(segment, field);
+    }
+
+    /**
+     * An int field of the shard's class region ({@link ShardLayout#freeHead}, {@link ShardLayout#bump}: an entry id
+     * or NONE); exact only while the shard is quiescent, as {@link #headerWord}. Threads: any. Progress: wait-free.
+     */
+    public int headerInt(long field) {
+        return (int) INT.getVolatile(segment, field);
     }
 
     /** The SIEVE previous (older) link of an entry, or the free list's link while free. See {@link #headerWord}. */

@@ -240,8 +240,8 @@ public final class ShardIntegrity {
             }
         }
         for (int c = 0; c < ShardLayout.MAX_CLASSES; c++) {
-            long free = shard.headerWord(ShardLayout.freeHead(c));
-            long bump = shard.headerWord(ShardLayout.bump(c));
+            long free = shard.headerInt(ShardLayout.freeHead(c));
+            long bump = shard.headerInt(ShardLayout.bump(c));
             if (free != ShardLayout.NONE && (!used.test(free) || shard.pageClassOf((int) free) != c)) {
                 violation(name + ": class " + c + " free head " + free + " is not a used entry of the class");
                 return;
@@ -329,7 +329,7 @@ public final class ShardIntegrity {
     private long walkFree(KeyShard shard, String name, int c, UsedEntries used, int usedCount, long[] states,
                           byte[] role) {
         long steps = 0;
-        for (long e = shard.headerWord(ShardLayout.freeHead(c)); e != ShardLayout.NONE; e = shard.newerOf((int) e)) {
+        for (long e = shard.headerInt(ShardLayout.freeHead(c)); e != ShardLayout.NONE; e = shard.newerOf((int) e)) {
             if (!used.test(e)) {
                 violation(name + ": class " + c + " free list reaches " + e + ", not an entry in use");
                 return steps;

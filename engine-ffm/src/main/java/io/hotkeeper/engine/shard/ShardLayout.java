@@ -16,20 +16,22 @@ package io.hotkeeper.engine.shard;
  *  +--------------+--------------+--------------+-----------------+---------------+--------+--------+---
  *  owner region: IN_USE SIEVE_HEAD SIEVE_TAIL SIEVE_HAND NEXT_PAGE REAP_CURSOR PENDING LIVE MAX_ZOMBIES
  *                (8 bytes each)
- *  class region: for class c, FREE_HEAD(c) at 384 + 16c, BUMP(c) at 384 + 16c + 8 (the next never-used entry
- *                of the class's newest page, or NONE); STARVED(c) at 544 + 8c (a candidate of class c counting
- *                less is turned away at once while the class has no room, 0: none); STARVED_RESCALES at 624 (the
- *                table's rescale count those were decided under). The owner writes both; any thread may read
- *                them (opaque) to skip a promotion the owner would turn away
+ *  class region: for class c, FREE_HEAD(c) at 384 + 8c and BUMP(c) at 384 + 8c + 4 (ints: an entry id or NONE;
+ *                BUMP is the next never-used entry of the class's newest page); STARVED(c) at 496 + 8c (a
+ *                candidate of class c counting less is turned away at once while the class has no room, 0:
+ *                none); STARVED_RESCALES at 608 (the table's rescale count those were decided under). The owner
+ *                writes both; any thread may read them (opaque) to skip a promotion the owner would turn away
  *  page map:     pageCount bytes rounded up to 128: 0 = not assigned yet, c + 1 = assigned to class c
  *  pages:        pageBytes each (a power of two, at least 512 bytes and at least one entry of the largest class)
  * </pre>
  *
  * <h2>Size classes and pages</h2>
  * <pre>
- *  class:      0    1    2    3    4     5     ...  top
- *  key bytes:  8    16   32   64   128   256   ...  maxKeyBytes rounded up to 8
- *  entry:      40   48   64   96   160   288   ...  32 + key bytes
+ *  class:      0    1    2    3    4    5    6    7     8     9     10    ...  top
+ *  key bytes:  8    16   24   32   48   64   96   128   192   256   512   ...  maxKeyBytes rounded up to 8
+ *  entry:      40   48   56   64   80   96   128  160   224   288   544   ...  32 + key bytes
+ *  (two classes per doubling up to 256: a key of 17 to 256 bytes gets less than 1.5 times its length; the
+ *  classes double above 256, where keys are rare; 2026-12-08, docs/shards.md "Two classes per doubling")
  *
  *  page of class c:  +---------+---------+---------+-- ... --+---------+------+
  *                    | entry 0 | entry 1 | entry 2 |         | entry n | tail |   n + 1 = pageBytes / entry(c)
@@ -124,8 +126,8 @@ public final class ShardLayout {
     public static final long BUSY = 2L * REGION_BYTES;
     /** Class region: its start. */
     public static final long CLASS_REGION = 3L * REGION_BYTES;
-    /** Most size classes (key bytes 8 .. 4096). */
-    public static final int MAX_CLASSES = 10;
+    /** Most size classes (key bytes 8 .. 4096, {@link #classes}). */
+    public static final int MAX_CLASSES = 14;
     /** Bytes before the page map. */
     public static final long HEADER_BYTES = CLASS_REGION + 2L * REGION_BYTES;
     /**
@@ -215,14 +217,14 @@ public final class ShardLayout {
         };
     }
 
-    /** Class region: the free list head of class {@code c} (an entry id or NONE). */
+    /** Class region: the free list head of class {@code c} (an int: an entry id or NONE). */
     public static long freeHead(int c) {
-        return CLASS_REGION + 16L * c;
+        return CLASS_REGION + 8L * c;
     }
 
-    /** Class region: the next never-used entry of class {@code c}'s newest page (an entry id or NONE). */
+    /** Class region: the next never-used entry of class {@code c}'s newest page (an int: an entry id or NONE). */
     public static long bump(int c) {
-        return CLASS_REGION + 16L * c + 8;
+        return CLASS_REGION + 8L * c + 4;
     }
 
     /**
@@ -231,11 +233,11 @@ public final class ShardLayout {
      * {@code KeyShard.belowClassFloor}.
      */
     public static long starved(int c) {
-        return CLASS_REGION + 16L * MAX_CLASSES + 8L * c;
+        return CLASS_REGION + 8L * MAX_CLASSES + 8L * c;
     }
 
     /** Class region, written by the owner: the table's rescale count the {@link #starved} counts were decided under. */
-    public static final long STARVED_RESCALES = CLASS_REGION + 24L * MAX_CLASSES;
+    public static final long STARVED_RESCALES = CLASS_REGION + 16L * MAX_CLASSES;
 
     /** Key bytes rounded up to 8: the largest class's key bytes for keys of up to {@code maxKeyBytes}. */
     private static int topKeyBytes(int maxKeyBytes) {
@@ -245,11 +247,14 @@ public final class ShardLayout {
         return (maxKeyBytes + 7) & ~7;
     }
 
-    /** Size classes for keys of up to {@code maxKeyBytes}: 8, 16, 32, ... below the top, then the top. */
+    /** Key bytes of the size classes below the top, smallest first (steps of at most 1.5x up to 256 bytes). */
+    private static final int[] CLASS_KEY_BYTES = {8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096};
+
+    /** Size classes for keys of up to {@code maxKeyBytes}: those of {@link #CLASS_KEY_BYTES} below the top, then the top. */
     public static int classes(int maxKeyBytes) {
         int top = topKeyBytes(maxKeyBytes);
         int c = 0;
-        while ((8 << c) < top) {
+        while (CLASS_KEY_BYTES[c] < top) {
             c++;
         }
         return c + 1;
@@ -258,14 +263,14 @@ public final class ShardLayout {
     /** Key bytes of class {@code c}. */
     public static int classKeyBytes(int c, int maxKeyBytes) {
         int top = topKeyBytes(maxKeyBytes);
-        return c == classes(maxKeyBytes) - 1 ? top : 8 << c;
+        return c == classes(maxKeyBytes) - 1 ? top : CLASS_KEY_BYTES[c];
     }
 
     /** The smallest class whose entries hold {@code storedBytes} key bytes (at most maxKeyBytes). */
     public static int classFor(int storedBytes, int maxKeyBytes) {
         int top = classes(maxKeyBytes) - 1;
         int c = 0;
-        while (c < top && (8 << c) < storedBytes) {
+        while (c < top && CLASS_KEY_BYTES[c] < storedBytes) {
             c++;
         }
         return c;

@@ -282,21 +282,21 @@ class ShardIntegrityTest {
                     int other = v.shard.pageClassOf(e) == 0 ? 1 : 0;
                     v.unlinkFromSieve(e);
                     v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, ShardLayout.NONE);
-                    v.setLong(v.seg(), ShardLayout.freeHead(other), e);
+                    v.setInt(v.seg(), ShardLayout.freeHead(other), e);
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, v.shard.state(e) & ~0xFFFF_FFFFL);
                 }),
                 corruption("a free-list cycle", 1024, "free list has a cycle", v -> {
                     // A member put on the free list, linked to itself: in both lists, and a cycle.
                     int e = v.members().getLast();
-                    v.setLong(v.seg(), v.freeHead(e), e);
+                    v.setInt(v.seg(), v.freeHead(e), e);
                     v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, e);
                 }),
                 corruption("a free entry with a reference", 64, "on the free list with flags or references", v -> {
                     int e = v.members().getFirst();
                     // Unlink e from the SIEVE list by hand and put it on the free list still holding its reference.
                     v.unlinkFromSieve(e);
-                    v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, (int) v.shard.headerWord(v.freeHead(e)));
-                    v.setLong(v.seg(), v.freeHead(e), e);
+                    v.setInt(v.seg(), v.entry(e) + ShardLayout.SIEVE_NEXT, v.shard.headerInt(v.freeHead(e)));
+                    v.setInt(v.seg(), v.freeHead(e), e);
                     v.setLong(v.seg(), v.entry(e) + ShardLayout.STATE, v.shard.state(e) & ~ShardLayout.MEMBER);
                 }),
                 corruption("a hand-off stack cycle", 1024, "hand-off stack has a cycle", v -> {

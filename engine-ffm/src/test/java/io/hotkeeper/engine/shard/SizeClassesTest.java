@@ -124,15 +124,19 @@ class SizeClassesTest {
 
     @Test
     void classesFollowTheKeyLength() {
-        assertEquals(4, ShardLayout.classes(64));
+        assertEquals(6, ShardLayout.classes(64)); // 8, 16, 24, 32, 48, 64
         assertEquals(40, ShardLayout.entryBytes(0, 64));
         assertEquals(48, ShardLayout.entryBytes(1, 64));
-        assertEquals(96, ShardLayout.entryBytes(3, 64));
-        assertEquals(6, ShardLayout.classes(256));
-        assertEquals(288, ShardLayout.entryBytes(5, 256));
-        assertEquals(5, ShardLayout.classes(100)); // 8, 16, 32, 64, then 104 (100 rounded up to 8)
-        assertEquals(104, ShardLayout.classKeyBytes(4, 100));
+        assertEquals(56, ShardLayout.entryBytes(2, 64));
+        assertEquals(96, ShardLayout.entryBytes(5, 64));
+        assertEquals(10, ShardLayout.classes(256)); // ..., 96, 128, 192, 256
+        assertEquals(288, ShardLayout.entryBytes(9, 256));
+        assertEquals(224, ShardLayout.entryBytes(8, 256));
+        assertEquals(8, ShardLayout.classes(100)); // 8 .. 96, then 104 (100 rounded up to 8)
+        assertEquals(104, ShardLayout.classKeyBytes(7, 100));
         assertEquals(1, ShardLayout.classes(8));
+        assertEquals(ShardLayout.MAX_CLASSES, ShardLayout.classes(ShardLayout.MAX_KEY_BYTES));
+        assertTrue(ShardLayout.STARVED_RESCALES + 8 <= ShardLayout.HEADER_BYTES, "the class region fits its lines");
         assertEquals(8192, ShardLayout.pageBytes(4096));
         assertEquals(512, ShardLayout.pageBytes(256)); // one 288-byte entry of the largest class
         assertEquals(512, ShardLayout.pageBytes(64));
@@ -140,26 +144,51 @@ class SizeClassesTest {
         assertEquals(0, ShardLayout.classFor(0, 64));
         assertEquals(0, ShardLayout.classFor(8, 64));
         assertEquals(1, ShardLayout.classFor(9, 64));
-        assertEquals(3, ShardLayout.classFor(64, 64));
+        assertEquals(2, ShardLayout.classFor(17, 64));
+        assertEquals(4, ShardLayout.classFor(33, 64));
+        assertEquals(5, ShardLayout.classFor(64, 64));
+        assertEquals(6, ShardLayout.classFor(65, 256));
+        assertEquals(9, ShardLayout.classFor(193, 256));
         assertThrows(IllegalArgumentException.class, () -> ShardLayout.classes(4097));
         assertThrows(IllegalArgumentException.class, () -> ShardLayout.classes(0));
     }
 
     @Test
+    void linesOf70BytesTakeFourToAPage() {
+        // Nine 512-byte pages at maxKeyBytes 256: page 0 holds one entry of the largest class, and each of the
+        // other eight four 70-byte lines (the 96-byte class, 128-byte entries). With classes that doubled (a
+        // 128-byte class, 160-byte entries) they held three, 25 lines in all.
+        Counts counts = new Counts();
+        KeyShard shard = shard(9, 1000, 256, counts);
+        for (int i = 0; i < 33; i++) {
+            long link = insertText(shard, String.format("%02d", i) + text(68, 'l'), 1);
+            assertNotEquals(0, link, "line " + i);
+            counts.counts.put(link, 1L);
+        }
+        assertEquals(33, shard.live());
+        assertEquals(9, shard.pagesUsed());
+        assertTrue(counts.evicted.isEmpty(), "no line evicted another: " + counts.evicted);
+        // The next one finds no room left and evicts one of them.
+        insertText(shard, "xx" + text(68, 'l'), 2);
+        assertEquals(1, counts.evicted.size());
+    }
+
+    @Test
     void aShardForSampledKeyLengthsCountsTheirClassesPages() {
-        // maxKeyBytes 256: 512-byte pages holding 12, 10, 8, 5, 3 and 1 entries of the six classes.
-        // 100 keys of 70 bytes (160-byte entries): 33.3 pages, one partly filled, and page 0 (the largest class).
-        assertEquals(ShardLayout.shardBytesForPages(34 + 1 + 1, 256),
+        // maxKeyBytes 256: 512-byte pages holding 12, 10, 9, 8, 6, 5, 4, 3, 2 and 1 entries of the ten classes.
+        // 100 keys of 70 bytes (the 96-byte class, 128-byte entries): 25 pages, one partly filled, and page 0 (the
+        // largest class).
+        assertEquals(ShardLayout.shardBytesForPages(25 + 1 + 1, 256),
                 ShardLayout.shardBytesForLengths(100, 256, new int[] {70}));
-        // A mix like a path listing: 60 of 62 in the 64-byte class (19.4 pages and a partial one), one 20-byte key,
-        // whose class expects under half a page of keys (1.6 of 8) and takes spare larger entries, and one 100-byte
-        // key, whose class expects more than half a page (1.6 of 3) and gets a partial page: 20.1 pages, 2 partial
+        // A mix like a path listing: 60 of 62 in the 48-byte class (16.1 pages and a partial one), one 20-byte key,
+        // whose class expects under half a page of keys (1.6 of 9) and takes spare larger entries, and one 100-byte
+        // key, whose class expects more than half a page (1.6 of 3) and gets a partial page: 16.9 pages, 2 partial
         // ones and page 0.
         int[] mix = new int[62];
         java.util.Arrays.fill(mix, 40);
         mix[0] = 20;
         mix[1] = 100;
-        assertEquals(ShardLayout.shardBytesForPages(21 + 2 + 1, 256), ShardLayout.shardBytesForLengths(100, 256, mix));
+        assertEquals(ShardLayout.shardBytesForPages(17 + 2 + 1, 256), ShardLayout.shardBytesForLengths(100, 256, mix));
         // Keys longer than maxKeyBytes are stored truncated in the largest class, which page 0 already is.
         assertEquals(ShardLayout.shardBytesForPages(100 + 1, 256),
                 ShardLayout.shardBytesForLengths(100, 256, new int[] {300}));
@@ -177,8 +206,8 @@ class SizeClassesTest {
         long tooLong = insertText(shard, text(300, 'y'), 1);
         assertEquals(0, classOf(shard, longKey));
         assertEquals(1, classOf(shard, word));
-        assertEquals(5, classOf(shard, line));
-        assertEquals(5, classOf(shard, tooLong));
+        assertEquals(9, classOf(shard, line));
+        assertEquals(9, classOf(shard, tooLong));
         KeyShard.Key read = shard.readKey(ShardLayout.linkEntry(word), ShardLayout.linkGeneration(word));
         assertArrayEquals("hotkeeper".getBytes(StandardCharsets.UTF_8), read.bytes());
         assertFalse(read.truncated());
@@ -189,10 +218,10 @@ class SizeClassesTest {
         assertArrayEquals(new byte[] {8, 7, 6, 5, 4, 3, 2, 1}, read.bytes());
         // Page 0 belongs to the largest class from the start (one 288-byte entry, which the line took); the long
         // key, the word and the key too long opened a page each.
-        assertEquals(5, shard.pageClass(0));
+        assertEquals(9, shard.pageClass(0));
         assertEquals(0, shard.pageClass(1));
         assertEquals(1, shard.pageClass(2));
-        assertEquals(5, shard.pageClass(3));
+        assertEquals(9, shard.pageClass(3));
         assertEquals(4, shard.pagesUsed());
         // Consecutive long keys sit 40 bytes apart (a 32-byte header and 8 key bytes): 12 to a 512-byte page.
         long second = insertLong(shard, 2, 1);
@@ -255,7 +284,7 @@ class SizeClassesTest {
     @Test
     void aSmallKeyTakesALargerFreeEntryWhenItsClassHasNoRoom() {
         Counts counts = new Counts();
-        // Two pages: page 0 (class 3, 64-byte keys, 5 entries) and page 1, which long keys take (12 entries).
+        // Two pages: page 0 (class 5, 64-byte keys, 5 entries) and page 1, which long keys take (12 entries).
         KeyShard shard = shard(2, 1000, 64, counts);
         List<Long> longs = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
@@ -263,7 +292,7 @@ class SizeClassesTest {
             assertEquals(0, classOf(shard, longs.getLast()));
         }
         long overflow = insertLong(shard, 100, 1);
-        assertEquals(3, classOf(shard, overflow), "no page left: a free entry of the largest class");
+        assertEquals(5, classOf(shard, overflow), "no page left: a free entry of the largest class");
         assertEquals(2, shard.pagesUsed());
         KeyShard.Key read = shard.readKey(ShardLayout.linkEntry(overflow), ShardLayout.linkGeneration(overflow));
         assertArrayEquals(new byte[] {100, 0, 0, 0, 0, 0, 0, 0}, read.bytes());
@@ -271,7 +300,8 @@ class SizeClassesTest {
 
     /**
      * Fills a two-page shard for 64-byte keys: page 1 with twelve long keys counting {@code smallCount}, page 0 (five
-     * entries of the largest class) with 40-byte keys counting {@code largeCount}; their links go to the lists.
+     * entries of the largest class) with 40-byte keys counting {@code largeCount} (their own class, 48-byte keys, finds
+     * no page left and takes the larger entries); their links go to the lists.
      */
     private static void fillTwoClasses(KeyShard shard, Counts counts, List<Long> small, long smallCount,
                                        List<Long> large, long largeCount) {
@@ -296,7 +326,7 @@ class SizeClassesTest {
         // that class is room for it, so the lighter long keys (count 1) are passed and a 40-byte key (5 < 10) goes.
         long candidate = insertText(shard, text(50, 'z'), 10);
         assertTrue(candidate != 0, "a 50-byte key finds room by evicting a 64-byte-class entry");
-        assertEquals(3, classOf(shard, candidate));
+        assertEquals(5, classOf(shard, candidate));
         assertEquals(1, counts.evicted.size());
         assertTrue(large.contains(counts.evicted.getFirst()), "the victim was of a class large enough");
         // Every light long key was passed over: none of them could hold 50 bytes.
@@ -318,10 +348,10 @@ class SizeClassesTest {
         // the long keys that could replace the lights.
         assertEquals(0, insertText(shard, text(50, 'z'), 10));
         assertEquals(List.of(2L), counts.rejected);
-        // Any thread may ask before promoting: keys of that class (33 to 64 bytes) counting 10 or less would be
+        // Any thread may ask before promoting: keys of that class (49 to 64 bytes) counting 10 or less would be
         // turned away; long keys would not.
         assertTrue(shard.belowClassFloor(50, 10));
-        assertTrue(shard.belowClassFloor(33, 10));
+        assertTrue(shard.belowClassFloor(49, 10));
         assertFalse(shard.belowClassFloor(50, 11));
         assertFalse(shard.belowClassFloor(8, 3));
         // The class keeps its own floor: a key of that class at 10 is turned away without walking the entries.
@@ -352,7 +382,7 @@ class SizeClassesTest {
         assertFalse(shard.belowClassFloor(50, 10), "a freed entry of the class clears its floor");
         long taken = insertText(shard, text(50, 'v'), 10);
         assertNotEquals(0, taken);
-        assertEquals(3, classOf(shard, taken));
+        assertEquals(5, classOf(shard, taken));
     }
 
     @Test
