@@ -33,7 +33,12 @@ import java.util.function.Consumer;
  *     [--max-key-bytes 64] [--exponent 1.0] [--keys 10000000] [--seed 42] [--memory B,B] [--threads T,T]
  *     [--decay-base B]
  * $J -cp bench/target/benchmarks.jar io.hotkeeper.bench.TextEvaluate --file STREAM.txt [--memory ...] ...
+ *     [--key-lengths head]
  * </pre>
+ *
+ * {@code --key-lengths head} (with {@code --file}) gives Hotkeeper's plan the lengths of the k heaviest lines in
+ * the file's first MiB ({@code HotkeeperBuilder.expectedKeyLengths}), as {@code hotkeeper top FILE} does; without
+ * it the key shards are planned for keys of up to 16 bytes.
  *
  * The stream: with {@code --words}, the word list's lines shuffled with the seed, then Zipf draws over them, exactly
  * as {@link KeyStreams#zipfOverLines} draws (the same words in the same order); with {@code --file}, the file's
@@ -46,6 +51,8 @@ public final class TextEvaluate {
 
     /** Hotkeeper's decay base ({@code --decay-base}; 0: the builder's default). */
     private static double decayBase;
+    /** Hotkeeper's expected key lengths ({@code --key-lengths head}; empty: the plan's 16-byte keys). */
+    private static int[] keyLengths = new int[0];
 
     public static void main(String[] args) throws IOException {
         String wordsFile = null;
@@ -57,6 +64,7 @@ public final class TextEvaluate {
         int k = 100;
         long[] memories = {16384, 65536, 262144};
         int[] threadCounts = {1, 2};
+        String keyLengthSource = "none";
         for (int i = 0; i + 1 < args.length; i += 2) {
             String v = args[i + 1];
             switch (args[i]) {
@@ -72,12 +80,23 @@ public final class TextEvaluate {
                 case "--threads" -> threadCounts = java.util.Arrays.stream(v.split(",")).mapToInt(Integer::parseInt)
                         .toArray();
                 case "--decay-base" -> decayBase = Double.parseDouble(v);
+                case "--key-lengths" -> keyLengthSource = v;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         if ((wordsFile == null) == (streamFile == null)) {
             throw new IllegalArgumentException("one of --words FILE (Zipf draws over its lines) or --file FILE (its "
                     + "lines in order, the stream itself) is required");
+        }
+        switch (keyLengthSource) {
+            case "none" -> keyLengths = new int[0];
+            case "head" -> {
+                if (streamFile == null) {
+                    throw new IllegalArgumentException("--key-lengths head needs --file");
+                }
+                keyLengths = io.hotkeeper.cli.HeadKeyLengths.of(streamFile, k);
+            }
+            default -> throw new IllegalArgumentException("--key-lengths " + keyLengthSource + ": none or head");
         }
         String[] words;
         String[] stream;
@@ -109,8 +128,9 @@ public final class TextEvaluate {
             hashes[i] = hash(stream[i]);
         }
         ExactCounts exact = new ExactCounts(hashes);
-        System.out.printf(Locale.ROOT, "# TextEvaluate: %s, %,d keys, seed %d; k %d; Hotkeeper maxKeyBytes %d; %s%n",
-                name, keys, seed, k, maxKeyBytes, Runtime.version());
+        System.out.printf(Locale.ROOT, "# TextEvaluate: %s, %,d keys, seed %d; k %d; Hotkeeper maxKeyBytes %d, key "
+                        + "lengths %s (%d); %s%n", name, keys, seed, k, maxKeyBytes, keyLengthSource, keyLengths.length,
+                Runtime.version());
         System.out.printf(Locale.ROOT, "%,d distinct; true count at rank 1 / 10 / %d: %,d / %,d / %,d%n%n",
                 exact.distinct(), k, exact.countAtRank(1), exact.countAtRank(10), exact.countAtRank(k));
         List<String> rows = new ArrayList<>();
@@ -185,6 +205,9 @@ public final class TextEvaluate {
                 .maxKeyBytes(maxKeyBytes).seed(Workloads.SKETCH_SEED);
         if (decayBase > 0) {
             b.decayBase(decayBase);
+        }
+        if (keyLengths.length > 0) {
+            b.expectedKeyLengths(keyLengths);
         }
         try (Hotkeeper hk = b.build()) {
             Contender.onThreads(threads, t -> chunks(stream, t, threads, hk::observe));
