@@ -55,7 +55,7 @@ import static io.hotkeeper.engine.shard.ShardLayout.VISITED;
  *     promotion floor rises above it. An entry reaped because its key left the table lowers the floor again;
  *     reset, decay and a window's rotation scale it with the counts (BucketTable.rescalePromotionFloor).
  *     Shards never evict for each other, so a busy worker owns a proportionally larger share.
- *  6. Entries follow their keys: a key takes the smallest size class that holds it (8, 16, 32, ... key bytes),
+ *  6. Entries follow their keys: a key takes the smallest size class that holds it (8, 16, 24, 32, 48, ... key bytes),
  *     in pages that each serve one class for good (ShardLayout). An entry never moves or changes size, so a
  *     stale link always names a state word, never the middle of another entry's key bytes; a freed entry is
  *     reused by its class, or by a smaller key when that class has no room, at the same position and size.

@@ -250,7 +250,7 @@ public final class ShardLayout {
     /** Key bytes of the size classes below the top, smallest first (steps of at most 1.5x up to 256 bytes). */
     private static final int[] CLASS_KEY_BYTES = {8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096};
 
-    /** Size classes for keys of up to {@code maxKeyBytes}: those of {@link #CLASS_KEY_BYTES} below the top, then the top. */
+    /** Size classes for keys of up to {@code maxKeyBytes}: those of {@link #CLASS_KEY_BYTES} below the top, then it. */
     public static int classes(int maxKeyBytes) {
         int top = topKeyBytes(maxKeyBytes);
         int c = 0;
