@@ -126,8 +126,13 @@ public final class ShardLayout {
     public static final long BUSY = 2L * REGION_BYTES;
     /** Class region: its start. */
     public static final long CLASS_REGION = 3L * REGION_BYTES;
-    /** Most size classes (key bytes 8 .. 4096, {@link #classes}). */
-    public static final int MAX_CLASSES = 14;
+    /**
+     * Key bytes of the size classes, smallest first: two per doubling up to 256, then doubling to
+     * {@link #MAX_KEY_BYTES}. A shard's classes are those below its top, then the top ({@link #classes}).
+     */
+    private static final int[] CLASS_KEY_BYTES = {8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096};
+    /** Most size classes (key bytes 8 .. 4096, {@link #classes}); the class region holds this many. */
+    public static final int MAX_CLASSES = CLASS_KEY_BYTES.length;
     /** Bytes before the page map. */
     public static final long HEADER_BYTES = CLASS_REGION + 2L * REGION_BYTES;
     /**
@@ -246,9 +251,6 @@ public final class ShardLayout {
         }
         return (maxKeyBytes + 7) & ~7;
     }
-
-    /** Key bytes of the size classes below the top, smallest first (steps of at most 1.5x up to 256 bytes). */
-    private static final int[] CLASS_KEY_BYTES = {8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096};
 
     /** Size classes for keys of up to {@code maxKeyBytes}: those of {@link #CLASS_KEY_BYTES} below the top, then it. */
     public static int classes(int maxKeyBytes) {
